@@ -1,0 +1,2 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# CUDA transport (cuda/): filled in by the CUDA transport.

@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file tcomm.h
+ * @brief tcomm core API: graphs, tensors, communicators and collectives.
+ *
+ * Every function returns a ::tcomm_status_t; on failure
+ * tcomm_last_error() holds a sentence naming the call, the problem and the
+ * fix, and no output argument is written.
+ */
+#ifndef TCOMM_H
+#define TCOMM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(TCOMM_BUILDING) && defined(__GNUC__)
+#define TCOMM_EXPORT __attribute__((visibility("default")))
+#else
+#define TCOMM_EXPORT
+#endif
+
+#define TCOMM_VERSION_MAJOR 0
+#define TCOMM_VERSION_MINOR 1
+#define TCOMM_VERSION_PATCH 0
+
+/** @brief Status codes: 0 is success, every error is negative. */
+typedef enum {
+    TCOMM_SUCCESS = 0,
+    TCOMM_ERR_INVALID_ARG = -1,    /**< NULL, dim/root out of range, bad enum */
+    TCOMM_ERR_SHAPE = -2,          /**< local shape rule broken */
+    TCOMM_ERR_DTYPE = -3,          /**< dtype mismatch or unsupported dtype/op */
+    TCOMM_ERR_GRAPH_MISMATCH = -4, /**< tensors of different graphs combined */
+    TCOMM_ERR_MISMATCH = -5,       /**< ranks disagree on the collective */
+    TCOMM_ERR_TIMEOUT = -6,
+    TCOMM_ERR_UNSUPPORTED = -7,    /**< e.g. CUDA tensor without CUDA */
+    TCOMM_ERR_NO_MEMORY = -8,
+    TCOMM_ERR_MPI = -9,
+    TCOMM_ERR_CUDA = -10,
+    TCOMM_ERR_COMM_FAILED = -11,   /**< communicator unusable after a fatal error */
+    TCOMM_ERR_INTERNAL = -12
+} tcomm_status_t;
+
+/** @brief Constant text of a status, e.g. "invalid argument". */
+TCOMM_EXPORT const char *tcomm_status_string(tcomm_status_t status);
+/** @brief This thread's sentence about its last failure ("" if none). */
+TCOMM_EXPORT const char *tcomm_last_error(void);
+/** @brief Library version; any pointer may be NULL. */
+TCOMM_EXPORT void tcomm_get_version(int *major, int *minor, int *patch);
+
+/** @brief Element types. f16 is IEEE binary16, bf16 is bfloat16. */
+typedef enum {
+    TCOMM_U8, TCOMM_I8, TCOMM_I32, TCOMM_U32, TCOMM_I64,
+    TCOMM_F16, TCOMM_BF16, TCOMM_F32, TCOMM_F64
+} tcomm_dtype_t;
+#define TCOMM_DTYPE_COUNT 9
+/** @brief Bytes per element; 0 for an invalid dtype. */
+TCOMM_EXPORT size_t tcomm_dtype_size(tcomm_dtype_t dtype);
+/** @brief Short name ("f32", "bf16", ...); "?" for an invalid dtype. */
+TCOMM_EXPORT const char *tcomm_dtype_name(tcomm_dtype_t dtype);
+
+/** @brief Reductions. MIN/MAX propagate NaN; AVG is for floating dtypes. */
+typedef enum { TCOMM_SUM, TCOMM_PROD, TCOMM_MIN, TCOMM_MAX, TCOMM_AVG } tcomm_op_t;
+#define TCOMM_OP_COUNT 5
+/** @brief Lower-case name of an op ("sum", ...); "?" if invalid. */
+TCOMM_EXPORT const char *tcomm_op_name(tcomm_op_t op);
+
+typedef enum { TCOMM_DEVICE_HOST, TCOMM_DEVICE_CUDA } tcomm_device_kind_t;
+typedef struct {
+    tcomm_device_kind_t kind;
+    int index;
+} tcomm_device_t;
+
+#define TCOMM_MAX_DIMS 8
+
+typedef struct tcomm_graph tcomm_graph_t;
+typedef struct tcomm_tensor tcomm_tensor_t;
+typedef struct tcomm_comm tcomm_comm_t;
+
+/** @brief Create a graph: a device, its allocator and registered buffers. */
+TCOMM_EXPORT tcomm_status_t tcomm_graph_create(tcomm_device_t device,
+                                               tcomm_graph_t **graph);
+/** @brief Destroy a graph; fails while tensors of it are alive. */
+TCOMM_EXPORT tcomm_status_t tcomm_graph_destroy(tcomm_graph_t *graph);
+/** @brief Unique in the process, never 0. */
+TCOMM_EXPORT uint64_t tcomm_graph_id(const tcomm_graph_t *graph);
+TCOMM_EXPORT tcomm_device_t tcomm_graph_device(const tcomm_graph_t *graph);
+
+/** @brief A new tensor on @p graph holding a copy of host @p data. */
+TCOMM_EXPORT tcomm_status_t tcomm_tensor_from_host(
+    tcomm_graph_t *graph, tcomm_dtype_t dtype, const void *data, int ndim,
+    const size_t *shape, tcomm_tensor_t **tensor);
+/** @brief Like tcomm_tensor_from_host, on the graph of @p anchor. */
+TCOMM_EXPORT tcomm_status_t tcomm_tensor_const_like(
+    const tcomm_tensor_t *anchor, tcomm_dtype_t dtype, const void *data,
+    int ndim, const size_t *shape, tcomm_tensor_t **tensor);
+/** @brief A new zero-filled tensor on @p graph. */
+TCOMM_EXPORT tcomm_status_t tcomm_tensor_empty(tcomm_graph_t *graph,
+                                               tcomm_dtype_t dtype, int ndim,
+                                               const size_t *shape,
+                                               tcomm_tensor_t **tensor);
+/** @brief Zero copy: a tensor over the caller's @p buffer, which must
+ *  outlive it; the buffer is registered with the graph. */
+TCOMM_EXPORT tcomm_status_t tcomm_tensor_wrap(tcomm_graph_t *graph,
+                                              tcomm_dtype_t dtype, void *buffer,
+                                              int ndim, const size_t *shape,
+                                              tcomm_tensor_t **tensor);
+/** @brief One more reference; returns @p tensor. */
+TCOMM_EXPORT tcomm_tensor_t *tcomm_tensor_retain(tcomm_tensor_t *tensor);
+/** @brief Drop a reference; NULL is fine. */
+TCOMM_EXPORT void tcomm_tensor_release(tcomm_tensor_t *tensor);
+
+TCOMM_EXPORT tcomm_graph_t *tcomm_tensor_graph(const tcomm_tensor_t *tensor);
+TCOMM_EXPORT uint64_t tcomm_tensor_graph_id(const tcomm_tensor_t *tensor);
+TCOMM_EXPORT tcomm_dtype_t tcomm_tensor_dtype(const tcomm_tensor_t *tensor);
+TCOMM_EXPORT int tcomm_tensor_ndim(const tcomm_tensor_t *tensor);
+/** @brief Size along @p axis; 0 if @p axis is out of range. */
+TCOMM_EXPORT size_t tcomm_tensor_dim(const tcomm_tensor_t *tensor, int axis);
+TCOMM_EXPORT size_t tcomm_tensor_numel(const tcomm_tensor_t *tensor);
+/** @brief The element buffer (a device pointer on CUDA graphs). */
+TCOMM_EXPORT void *tcomm_tensor_data(const tcomm_tensor_t *tensor);
+/** @brief Copy the elements to host memory of at least numel*size bytes. */
+TCOMM_EXPORT tcomm_status_t tcomm_tensor_to_host(const tcomm_tensor_t *tensor,
+                                                 void *dst, size_t dst_bytes);
+/** @brief Element-wise sum; TCOMM_ERR_GRAPH_MISMATCH across graphs. */
+TCOMM_EXPORT tcomm_status_t tcomm_tensor_add(const tcomm_tensor_t *a,
+                                             const tcomm_tensor_t *b,
+                                             tcomm_tensor_t **sum);
+
+typedef struct {
+    int rank;
+    int world_size;
+    const char *backend; /**< "identity", "mpi", ... */
+    int cuda_aware;      /**< 1 if device buffers go to MPI directly */
+} tcomm_comm_info_t;
+
+/** @brief A communicator of world size 1 (every collective is a no-op). */
+TCOMM_EXPORT tcomm_status_t tcomm_comm_create_identity(tcomm_comm_t **comm);
+/** @brief world_size ranks as threads of one process: comms[r] is rank r. */
+TCOMM_EXPORT tcomm_status_t tcomm_comm_create_local(int world_size,
+                                                    tcomm_comm_t **comms);
+TCOMM_EXPORT tcomm_status_t tcomm_comm_info(const tcomm_comm_t *comm,
+                                            tcomm_comm_info_t *info);
+TCOMM_EXPORT tcomm_status_t tcomm_comm_destroy(tcomm_comm_t *comm);
+
+/** @brief Element-wise reduction, result on every rank. *out is a new
+ *  reference on the input's graph. */
+TCOMM_EXPORT tcomm_status_t tcomm_all_reduce(tcomm_comm_t *comm,
+                                             const tcomm_tensor_t *in,
+                                             tcomm_op_t op,
+                                             tcomm_tensor_t **out);
+/** @brief Concatenate every rank's tensor along @p dim, in rank order;
+ *  sizes along @p dim may differ between ranks. */
+TCOMM_EXPORT tcomm_status_t tcomm_all_gather(tcomm_comm_t *comm,
+                                             const tcomm_tensor_t *in, int dim,
+                                             tcomm_tensor_t **out);
+/** @brief Reduce, then rank r keeps the r-th equal chunk along @p dim. */
+TCOMM_EXPORT tcomm_status_t tcomm_reduce_scatter(tcomm_comm_t *comm,
+                                                 const tcomm_tensor_t *in,
+                                                 tcomm_op_t op, int dim,
+                                                 tcomm_tensor_t **out);
+/** @brief Root's tensor on every rank. */
+TCOMM_EXPORT tcomm_status_t tcomm_broadcast(tcomm_comm_t *comm,
+                                            const tcomm_tensor_t *in, int root,
+                                            tcomm_tensor_t **out);
+/** @brief Block until all ranks arrive. */
+TCOMM_EXPORT tcomm_status_t tcomm_barrier(tcomm_comm_t *comm);
+
+/** @brief The same into a caller-owned tensor of the same graph;
+ *  out == in is allowed (in place). */
+TCOMM_EXPORT tcomm_status_t tcomm_all_reduce_into(tcomm_comm_t *comm,
+                                                  const tcomm_tensor_t *in,
+                                                  tcomm_op_t op,
+                                                  tcomm_tensor_t *out);
+TCOMM_EXPORT tcomm_status_t tcomm_all_gather_into(tcomm_comm_t *comm,
+                                                  const tcomm_tensor_t *in,
+                                                  int dim, tcomm_tensor_t *out);
+TCOMM_EXPORT tcomm_status_t tcomm_reduce_scatter_into(tcomm_comm_t *comm,
+                                                      const tcomm_tensor_t *in,
+                                                      tcomm_op_t op, int dim,
+                                                      tcomm_tensor_t *out);
+/** @brief out == in is allowed (in place). */
+TCOMM_EXPORT tcomm_status_t tcomm_broadcast_into(tcomm_comm_t *comm,
+                                                 const tcomm_tensor_t *in,
+                                                 int root, tcomm_tensor_t *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TCOMM_H */

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file tcomm_backend.h
+ * @brief The backend vtable, for backends written outside tcomm.
+ *
+ * The front end validates arguments, agrees across ranks (when the backend
+ * provides allgather_bytes), allocates outputs on the input's graph and
+ * handles world size 1; a backend only moves data. Backend functions
+ * report failures with tcomm_backend_error() and return its status.
+ */
+#ifndef TCOMM_BACKEND_H
+#define TCOMM_BACKEND_H
+
+#include "tcomm.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tcomm_backend_ops {
+    const char *name;
+    /** rank and world size of this handle; cuda_aware as in info. */
+    tcomm_status_t (*query)(void *state, int *rank, int *world_size,
+                            int *cuda_aware);
+    /** Every rank contributes @p bytes; all[r * bytes] receives rank r's.
+     *  Optional: without it there is no cross-rank agreement. */
+    tcomm_status_t (*allgather_bytes)(void *state, const void *mine,
+                                      void *all, size_t bytes);
+    /** Element-wise minimum over ranks of @p values, in place. Optional:
+     *  the front end falls back to allgather_bytes. */
+    tcomm_status_t (*allreduce_min_i64)(void *state, int64_t *values,
+                                        int count);
+    /** @p out has the input's shape; out == in means in place. */
+    tcomm_status_t (*all_reduce)(void *state, const tcomm_tensor_t *in,
+                                 tcomm_op_t op, tcomm_tensor_t *out);
+    /** @p sizes[r] is rank r's size along @p dim (ndim >= 1). */
+    tcomm_status_t (*all_gather)(void *state, const tcomm_tensor_t *in,
+                                 int dim, const size_t *sizes,
+                                 tcomm_tensor_t *out);
+    tcomm_status_t (*reduce_scatter)(void *state, const tcomm_tensor_t *in,
+                                     tcomm_op_t op, int dim,
+                                     tcomm_tensor_t *out);
+    /** out == in means in place. */
+    tcomm_status_t (*broadcast)(void *state, const tcomm_tensor_t *in,
+                                int root, tcomm_tensor_t *out);
+    tcomm_status_t (*barrier)(void *state);
+    /** Called once by tcomm_comm_destroy; may be NULL. */
+    void (*destroy)(void *state);
+} tcomm_backend_ops_t;
+
+/** @brief A communicator over a user backend; @p state is passed to every
+ *  op and handed to ops->destroy at tcomm_comm_destroy. */
+TCOMM_EXPORT tcomm_status_t tcomm_comm_create_custom(
+    const tcomm_backend_ops_t *ops, void *state, tcomm_comm_t **comm);
+
+/** @brief Record @p status and a printf-style sentence as this thread's
+ *  last error; returns @p status. */
+TCOMM_EXPORT tcomm_status_t tcomm_backend_error(tcomm_status_t status,
+                                                const char *fmt, ...)
+#ifdef __GNUC__
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TCOMM_BACKEND_H */

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The MPI side of the host path: datatypes, reduction ops, large-count
+ * collectives and the algorithms built from MPI calls. Every function
+ * returns an MPI error code (MPI_SUCCESS on success); the backend maps it
+ * to a tcomm status with MPI's error string. Counts are in elements. */
+#ifndef TCOMM_MPI_KERNELS_H
+#define TCOMM_MPI_KERNELS_H
+
+#include <mpi.h>
+#include <stddef.h>
+
+#include "tcomm.h"
+
+/* The MPI datatype carrying a dtype (f16/bf16 travel as MPI_UINT16_T). */
+MPI_Datatype tcomm_mpi_datatype(tcomm_dtype_t dtype);
+
+/* The MPI_Op that reduces (dtype, op): MPI's built-in where it is exact,
+ * a user op otherwise (f16/bf16; NaN-propagating float MIN/MAX). AVG maps
+ * to SUM: the caller divides. User ops are created on first use and freed
+ * at MPI_Finalize. Returns an MPI error code. */
+int tcomm_mpi_op(tcomm_dtype_t dtype, tcomm_op_t op, MPI_Op *mpi_op);
+
+/* Largest count passed to one MPI call; INT_MAX by default. Tests lower
+ * it so that the splitting path runs on small tensors. */
+extern size_t tcomm_mpi_count_limit;
+
+/* Large-count safe wrappers: the MPI-4 _c calls where MPI_VERSION >= 4
+ * and the count fits, else pieces of at most tcomm_mpi_count_limit. */
+int tcomm_mpi_allreduce(const void *sendbuf, void *recvbuf, size_t count,
+                        tcomm_dtype_t dtype, MPI_Op op, MPI_Comm comm);
+int tcomm_mpi_bcast(void *buf, size_t count, tcomm_dtype_t dtype, int root,
+                    MPI_Comm comm);
+/* counts[r] elements from rank r land at recvbuf + displs[r] elements. */
+int tcomm_mpi_allgatherv(const void *sendbuf, size_t sendcount,
+                         void *recvbuf, const size_t *counts,
+                         const size_t *displs, tcomm_dtype_t dtype,
+                         MPI_Comm comm);
+/* Every rank receives count reduced elements of its block. */
+int tcomm_mpi_reduce_scatter_block(const void *sendbuf, void *recvbuf,
+                                   size_t count, tcomm_dtype_t dtype,
+                                   MPI_Op op, MPI_Comm comm);
+
+/* all_gather along a dim > 0: in is [outer][seg[rank]], out is
+ * [outer][sum(seg)], rank r's rows at column sum(seg[0..r)). */
+int tcomm_mpi_allgather_dim(const void *in, void *out, tcomm_dtype_t dtype,
+                            size_t outer, const size_t *seg, MPI_Comm comm);
+/* reduce_scatter along a dim > 0: in is [outer][nranks * chunk], out is
+ * [outer][chunk], the reduction of columns [rank*chunk, (rank+1)*chunk). */
+int tcomm_mpi_reduce_scatter_dim(const void *in, void *out,
+                                 tcomm_dtype_t dtype, MPI_Op op,
+                                 size_t outer, size_t chunk, MPI_Comm comm);
+
+#endif /* TCOMM_MPI_KERNELS_H */

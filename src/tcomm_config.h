@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The settings table: every TCOMM_* environment variable, read once. */
+#ifndef TCOMM_CONFIG_H
+#define TCOMM_CONFIG_H
+
+#include <stddef.h>
+
+typedef struct {
+    int debug;          /* tcomm_log_level_t */
+    int check;          /* cross-rank agreement before data moves */
+    int deterministic;  /* rank-order fold for reductions */
+    double timeout_s;   /* 0 = off */
+    int cuda_aware;     /* -1 = probe, 0 = no, 1 = yes */
+    size_t staging_chunk; /* bytes per staged chunk */
+} tcomm_config_t;
+
+typedef struct {
+    const char *name;        /* environment variable */
+    const char *default_text;
+    const char *description;
+    /* parse text into the field at offset; 0 on success, else -1 and a
+     * sentence in err */
+    int (*parse)(const char *text, void *field, char *err, size_t err_len);
+    size_t offset;           /* of the field in tcomm_config_t */
+} tcomm_setting_t;
+
+/* The settings, read from the environment on first use. */
+const tcomm_config_t *tcomm_config(void);
+/* Re-read the environment (tests and tcomm_info). */
+void tcomm_config_reload(void);
+/* The table, for tcomm_info; *count receives its length. */
+const tcomm_setting_t *tcomm_settings_table(size_t *count);
+/* Current value of setting i as text. */
+void tcomm_setting_value_text(size_t i, char *buf, size_t len);
+
+/* The parsers (exposed for tests and fuzzers). */
+int tcomm_parse_bool(const char *text, void *field, char *err, size_t len);
+int tcomm_parse_level(const char *text, void *field, char *err, size_t len);
+int tcomm_parse_seconds(const char *text, void *field, char *err, size_t len);
+int tcomm_parse_tristate(const char *text, void *field, char *err,
+                         size_t len);
+int tcomm_parse_bytes(const char *text, void *field, char *err, size_t len);
+
+#endif /* TCOMM_CONFIG_H */

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Internal types shared by the core, the backends and the tests. */
+#ifndef TCOMM_INTERNAL_H
+#define TCOMM_INTERNAL_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "tcomm.h"
+#include "tcomm_backend.h"
+#include "tcomm_error.h"
+
+/* A memory space: where a graph's tensors live and how to reach them.
+ * host: plain host memory. Device spaces (cuda, sim) add staging. */
+typedef struct tcomm_memspace {
+    const char *name;
+    int is_host; /* 1: MPI and host kernels may touch the memory directly */
+    tcomm_status_t (*alloc)(void *ctx, size_t bytes, void **ptr);
+    void (*free)(void *ctx, void *ptr);
+    tcomm_status_t (*to_host)(void *ctx, void *dst, const void *src,
+                              size_t bytes);
+    tcomm_status_t (*from_host)(void *ctx, void *dst, const void *src,
+                                size_t bytes);
+    tcomm_status_t (*copy)(void *ctx, void *dst, const void *src,
+                           size_t bytes);
+    tcomm_status_t (*memset0)(void *ctx, void *dst, size_t bytes);
+} tcomm_memspace_t;
+
+extern const tcomm_memspace_t tcomm_memspace_host;
+
+struct tcomm_graph {
+    uint64_t id;
+    tcomm_device_t device;
+    const tcomm_memspace_t *space;
+    void *space_ctx;
+    atomic_long live_tensors; /* destroy is refused while > 0 */
+};
+
+struct tcomm_tensor {
+    atomic_int refs;
+    tcomm_graph_t *graph;
+    tcomm_dtype_t dtype;
+    int ndim;
+    size_t shape[TCOMM_MAX_DIMS];
+    size_t numel;
+    size_t nbytes;
+    void *data;
+    int owns_data; /* 0 for tcomm_tensor_wrap */
+};
+
+struct tcomm_comm {
+    const tcomm_backend_ops_t *ops;
+    void *state;
+    int rank;
+    int world_size;
+    int cuda_aware;
+    int check;         /* TCOMM_CHECK for this communicator */
+    int deterministic; /* TCOMM_DETERMINISTIC for this communicator */
+    uint64_t seq;      /* collectives entered on this communicator */
+    tcomm_status_t failed; /* non-zero once the communicator is unusable */
+};
+
+/* Enum and argument checks shared by the front end and the backends. */
+static inline int tcomm_dtype_valid(int dtype)
+{
+    return dtype >= 0 && dtype < TCOMM_DTYPE_COUNT;
+}
+static inline int tcomm_op_valid(int op)
+{
+    return op >= 0 && op < TCOMM_OP_COUNT;
+}
+static inline int tcomm_dtype_is_float(tcomm_dtype_t dtype)
+{
+    return dtype == TCOMM_F16 || dtype == TCOMM_BF16 || dtype == TCOMM_F32 ||
+           dtype == TCOMM_F64;
+}
+
+/* Product of shape[lo..hi) (1 for an empty range). */
+static inline size_t tcomm_shape_prod(const size_t *shape, int lo, int hi)
+{
+    size_t p = 1;
+    for (int i = lo; i < hi; i++)
+        p *= shape[i];
+    return p;
+}
+
+/* Validate dtype/ndim/shape and compute numel and bytes, with overflow
+ * checks; errors name @p fn. */
+tcomm_status_t tcomm_shape_check(const char *fn, tcomm_dtype_t dtype,
+                                 int ndim, const size_t *shape,
+                                 size_t *numel, size_t *nbytes);
+/* Allocate a tensor of the given shape on @p graph (zeroed). */
+tcomm_status_t tcomm_tensor_alloc(const char *fn, tcomm_graph_t *graph,
+                                  tcomm_dtype_t dtype, int ndim,
+                                  const size_t *shape, tcomm_tensor_t **out);
+/* Copy @p src's elements into @p dst (same bytes, same graph space). */
+tcomm_status_t tcomm_tensor_copy(const tcomm_tensor_t *src,
+                                 tcomm_tensor_t *dst);
+/* Format a shape as "[4, 8]" into buf. */
+void tcomm_shape_text(int ndim, const size_t *shape, char *buf, size_t len);
+
+/* Communicator construction for the built-in backends. */
+tcomm_status_t tcomm_comm_wrap_backend(const tcomm_backend_ops_t *ops,
+                                       void *state, tcomm_comm_t **comm);
+
+extern const tcomm_backend_ops_t tcomm_backend_identity;
+
+#endif /* TCOMM_INTERNAL_H */

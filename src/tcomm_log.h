@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Logging under TCOMM_DEBUG: the level is checked before formatting. */
+#ifndef TCOMM_LOG_H
+#define TCOMM_LOG_H
+
+typedef enum {
+    TCOMM_LOG_NONE = 0,
+    TCOMM_LOG_WARN = 1,
+    TCOMM_LOG_INFO = 2,
+    TCOMM_LOG_TRACE = 3
+} tcomm_log_level_t;
+
+/* Current level, from TCOMM_DEBUG (read once). */
+tcomm_log_level_t tcomm_log_level(void);
+/* Print one line "tcomm[rank R] LEVEL: ..." to stderr. rank < 0: none. */
+void tcomm_log_print(tcomm_log_level_t level, int rank, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#define TCOMM_LOG(level, rank, ...)                                         \
+    do {                                                                    \
+        if (tcomm_log_level() >= (level))                                   \
+            tcomm_log_print((level), (rank), __VA_ARGS__);                  \
+    } while (0)
+#define TCOMM_WARN(rank, ...) TCOMM_LOG(TCOMM_LOG_WARN, rank, __VA_ARGS__)
+#define TCOMM_INFO(rank, ...) TCOMM_LOG(TCOMM_LOG_INFO, rank, __VA_ARGS__)
+#define TCOMM_TRACE(rank, ...) TCOMM_LOG(TCOMM_LOG_TRACE, rank, __VA_ARGS__)
+
+#endif /* TCOMM_LOG_H */
