@@ -105,4 +105,16 @@ tcomm_status_t tcomm_comm_wrap_backend(const tcomm_backend_ops_t *ops,
 
 extern const tcomm_backend_ops_t tcomm_backend_identity;
 
+/* Device memory spaces (src/device_space.c): the space of a
+ * TCOMM_DEVICE_CUDA graph, TCOMM_ERR_UNSUPPORTED in a build without CUDA
+ * or without a device. */
+tcomm_status_t tcomm_device_space_open(tcomm_device_t device,
+                                       const tcomm_memspace_t **space,
+                                       void **ctx);
+void tcomm_device_space_close(const tcomm_memspace_t *space, void *ctx);
+/* A graph on an explicit memory space (sim graphs in tests). */
+tcomm_status_t tcomm_graph_create_space(tcomm_device_t device,
+                                        const tcomm_memspace_t *space,
+                                        void *ctx, tcomm_graph_t **graph);
+
 #endif /* TCOMM_INTERNAL_H */

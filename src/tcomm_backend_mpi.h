@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The MPI backend's state, shared with the device path and the
+ * cross-rank safety layer. */
+#ifndef TCOMM_BACKEND_MPI_H
+#define TCOMM_BACKEND_MPI_H
+
+#include <mpi.h>
+
+#include "tcomm_internal.h"
+
+typedef struct tcomm_mpi_state {
+    MPI_Comm comm;      /* our duplicate, MPI_ERRORS_RETURN */
+    int rank;
+    int size;
+    int cuda_aware;     /* device buffers go to MPI directly */
+    tcomm_comm_t *owner; /* the handle (check, deterministic, seq) */
+} tcomm_mpi_state_t;
+
+extern const tcomm_backend_ops_t tcomm_backend_mpi;
+
+/* Map an MPI error code to TCOMM_ERR_MPI with MPI's error string and the
+ * call text; returns TCOMM_SUCCESS for MPI_SUCCESS. */
+tcomm_status_t tcomm_mpi_status(int mpi_rc, const char *call,
+                                const char *file, int line);
+#define TCOMM_MPI_CHECK(call)                                               \
+    TCOMM_TRY(tcomm_mpi_status((call), #call, __FILE__, __LINE__))
+
+/* Collectives on tensors whose graph is not host memory (cuda, sim):
+ * src/device_path.c. Same contract as the backend ops. */
+tcomm_status_t tcomm_device_all_reduce(tcomm_mpi_state_t *st,
+                                       const tcomm_tensor_t *in,
+                                       tcomm_op_t op, tcomm_tensor_t *out);
+tcomm_status_t tcomm_device_all_gather(tcomm_mpi_state_t *st,
+                                       const tcomm_tensor_t *in, int dim,
+                                       const size_t *sizes,
+                                       tcomm_tensor_t *out);
+tcomm_status_t tcomm_device_reduce_scatter(tcomm_mpi_state_t *st,
+                                           const tcomm_tensor_t *in,
+                                           tcomm_op_t op, int dim,
+                                           tcomm_tensor_t *out);
+tcomm_status_t tcomm_device_broadcast(tcomm_mpi_state_t *st,
+                                      const tcomm_tensor_t *in, int root,
+                                      tcomm_tensor_t *out);
+
+#endif /* TCOMM_BACKEND_MPI_H */
