@@ -36,4 +36,28 @@ void tcomm_host_gather_unpack(const void *src, void *dst, size_t elsize,
 void tcomm_host_scatter_pack(const void *src, void *dst, size_t elsize,
                              size_t outer, int nranks, size_t chunk);
 
+/* Internal: the f16/bf16 SIMD fast path (AVX2 + F16C, chosen at run
+ * time). out[i] = a[i] op b[i] for the leading elements it handles (a
+ * multiple of 8, or 0 where the CPU lacks the instructions); returns
+ * how many. out may equal a or b. tcomm_host_use_simd = 0 (tests) turns
+ * it off so that the portable code runs everywhere. */
+size_t tcomm_host_half_fast(tcomm_dtype_t dtype, tcomm_op_t op,
+                            const void *a, const void *b, void *out,
+                            size_t n);
+extern int tcomm_host_use_simd;
+
+/* Bytes per element of a dtype, 0 if invalid: the same answer as
+ * tcomm_dtype_size(), kept here so that mpi_kernels/ needs nothing of
+ * src/. */
+static inline size_t tcomm_kernel_elsize(tcomm_dtype_t dtype)
+{
+    switch (dtype) {
+    case TCOMM_U8: case TCOMM_I8: return 1;
+    case TCOMM_F16: case TCOMM_BF16: return 2;
+    case TCOMM_I32: case TCOMM_U32: case TCOMM_F32: return 4;
+    case TCOMM_I64: case TCOMM_F64: return 8;
+    }
+    return 0;
+}
+
 #endif /* TCOMM_HOST_KERNELS_H */

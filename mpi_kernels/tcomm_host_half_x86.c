@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* f16/bf16 fold steps for x86-64 CPUs with AVX2 and F16C, chosen at run
+ * time (tcomm_host_half_fast() below; the build needs no -m flag).
+ *
+ * Why: the portable branch-free conversions of tcomm_half.h vectorize,
+ * but cost some 20 vector instructions per conversion, so the portable
+ * f16 SUM is compute bound (16 MiB: ~22 ms with SSE2, ~10 ms with AVX2,
+ * against ~2 ms for the f32 SUM of the same bytes). F16C converts 8
+ * halves in one instruction (vcvtps2ph with imm 0 rounds to nearest
+ * even, Inf on overflow, keeps subnormals, quiets NaN) and the bf16
+ * rounding is 6 AVX2 integer instructions per 8 elements, which brings
+ * both to memory speed (numbers in the report / commit message).
+ *
+ * Results equal the portable path bit for bit, except the payload of a
+ * NaN result (both give a quiet NaN of the right sign, see the tests). */
+#include <stdint.h>
+
+#include "tcomm_half.h"
+#include "tcomm_host_kernels.h"
+
+int tcomm_host_use_simd = 1;
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
+    !defined(TCOMM_NO_X86_KERNELS)
+#include <cpuid.h>
+#include <immintrin.h>
+
+#define TCOMM_AVX2 __attribute__((target("avx2,f16c,fma")))
+
+TCOMM_AVX2 static inline __m256 ld_f16(const uint16_t *p)
+{
+    return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p));
+}
+
+TCOMM_AVX2 static inline void st_f16(uint16_t *p, __m256 v)
+{
+    _mm_storeu_si128((__m128i *)p,
+                     _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
+}
+
+TCOMM_AVX2 static inline __m256 ld_bf16(const uint16_t *p)
+{
+    __m256i w = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)p));
+    return _mm256_castsi256_ps(_mm256_slli_epi32(w, 16));
+}
+
+/* Round to nearest even (u + 0x7fff + lsb) >> 16; NaN -> (u >> 16) | 0x40. */
+TCOMM_AVX2 static inline void st_bf16(uint16_t *p, __m256 v)
+{
+    __m256i u = _mm256_castps_si256(v);
+    __m256i hi = _mm256_srli_epi32(u, 16);
+    __m256i lsb = _mm256_and_si256(hi, _mm256_set1_epi32(1));
+    __m256i r = _mm256_add_epi32(u, _mm256_add_epi32(
+                                        lsb, _mm256_set1_epi32(0x7fff)));
+    r = _mm256_srli_epi32(r, 16);
+    __m256i q = _mm256_or_si256(hi, _mm256_set1_epi32(0x40));
+    __m256i nan = _mm256_castps_si256(_mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+    r = _mm256_blendv_epi8(r, q, nan);
+    /* 8 x u32 (all <= 0xffff) -> 8 x u16 in order */
+    __m256i pk = _mm256_packus_epi32(r, r);
+    pk = _mm256_permute4x64_epi64(pk, 0x08);
+    _mm_storeu_si128((__m128i *)p, _mm256_castsi256_si128(pk));
+}
+
+/* NaN-propagating min/max: a if (a op b) or a is NaN, else b. */
+TCOMM_AVX2 static inline __m256 vmin_nan(__m256 a, __m256 b)
+{
+    __m256 c = _mm256_or_ps(_mm256_cmp_ps(a, b, _CMP_LT_OQ),
+                            _mm256_cmp_ps(a, a, _CMP_UNORD_Q));
+    return _mm256_blendv_ps(b, a, c);
+}
+
+TCOMM_AVX2 static inline __m256 vmax_nan(__m256 a, __m256 b)
+{
+    __m256 c = _mm256_or_ps(_mm256_cmp_ps(a, b, _CMP_GT_OQ),
+                            _mm256_cmp_ps(a, a, _CMP_UNORD_Q));
+    return _mm256_blendv_ps(b, a, c);
+}
+
+/* out[i] = a[i] op b[i] for i < n rounded down to a multiple of 8; the
+ * op switch is hoisted by the compiler (op is loop invariant). */
+#define TCOMM_HALF_LOOP(LD, ST)                                      \
+    do {                                                             \
+        switch (op) {                                                \
+        case TCOMM_PROD:                                             \
+            for (i = 0; i + 8 <= n; i += 8)                          \
+                ST(out + i, _mm256_mul_ps(LD(a + i), LD(b + i)));    \
+            break;                                                   \
+        case TCOMM_MIN:                                              \
+            for (i = 0; i + 8 <= n; i += 8)                          \
+                ST(out + i, vmin_nan(LD(a + i), LD(b + i)));         \
+            break;                                                   \
+        case TCOMM_MAX:                                              \
+            for (i = 0; i + 8 <= n; i += 8)                          \
+                ST(out + i, vmax_nan(LD(a + i), LD(b + i)));         \
+            break;                                                   \
+        default:                                                     \
+            for (i = 0; i + 8 <= n; i += 8)                          \
+                ST(out + i, _mm256_add_ps(LD(a + i), LD(b + i)));    \
+            break;                                                   \
+        }                                                            \
+    } while (0)
+
+TCOMM_AVX2 static size_t half_avx2(tcomm_dtype_t dtype, tcomm_op_t op,
+                                   const uint16_t *a, const uint16_t *b,
+                                   uint16_t *out, size_t n)
+{
+    size_t i = 0;
+
+    if (dtype == TCOMM_F16)
+        TCOMM_HALF_LOOP(ld_f16, st_f16);
+    else
+        TCOMM_HALF_LOOP(ld_bf16, st_bf16);
+    return n & ~(size_t)7;
+}
+
+static int cpu_has_avx2_f16c(void)
+{
+    static int cached = -1; /* a benign race: every writer writes the same */
+    unsigned int ea, eb, ec, ed;
+    int ok;
+
+    if (cached >= 0)
+        return cached;
+    __builtin_cpu_init();
+    ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+         __get_cpuid(1, &ea, &eb, &ec, &ed) && (ec & bit_F16C) != 0;
+    cached = ok;
+    return ok;
+}
+
+size_t tcomm_host_half_fast(tcomm_dtype_t dtype, tcomm_op_t op,
+                            const void *a, const void *b, void *out,
+                            size_t n)
+{
+    if (n < 8 || !tcomm_host_use_simd || !cpu_has_avx2_f16c())
+        return 0;
+    return half_avx2(dtype, op, a, b, out, n);
+}
+
+#else /* not x86-64 gcc */
+
+size_t tcomm_host_half_fast(tcomm_dtype_t dtype, tcomm_op_t op,
+                            const void *a, const void *b, void *out,
+                            size_t n)
+{
+    (void)dtype, (void)op, (void)a, (void)b, (void)out, (void)n;
+    return 0;
+}
+
+#endif
