@@ -146,6 +146,20 @@ TCOMM_EXPORT tcomm_status_t tcomm_comm_info(const tcomm_comm_t *comm,
                                             tcomm_comm_info_t *info);
 TCOMM_EXPORT tcomm_status_t tcomm_comm_destroy(tcomm_comm_t *comm);
 
+/** @brief Per-communicator settings; the defaults come from TCOMM_CHECK
+ *  and TCOMM_DETERMINISTIC. Set them to the same value on every rank. */
+typedef enum {
+    TCOMM_ATTR_CHECK,        /**< 1: ranks agree before data moves */
+    TCOMM_ATTR_DETERMINISTIC /**< 1: reductions fold in rank order */
+} tcomm_comm_attr_t;
+/** @brief Set an attribute to 0 or 1. */
+TCOMM_EXPORT tcomm_status_t tcomm_comm_set_attr(tcomm_comm_t *comm,
+                                                tcomm_comm_attr_t attr,
+                                                int value);
+TCOMM_EXPORT tcomm_status_t tcomm_comm_get_attr(const tcomm_comm_t *comm,
+                                                tcomm_comm_attr_t attr,
+                                                int *value);
+
 /** @brief Element-wise reduction, result on every rank. *out is a new
  *  reference on the input's graph. */
 TCOMM_EXPORT tcomm_status_t tcomm_all_reduce(tcomm_comm_t *comm,

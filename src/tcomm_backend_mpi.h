@@ -14,6 +14,7 @@ typedef struct tcomm_mpi_state {
     int size;
     int cuda_aware;     /* device buffers go to MPI directly */
     tcomm_comm_t *owner; /* the handle (check, deterministic, seq) */
+    unsigned paths_logged; /* TCOMM_DEBUG=INFO: paths already reported */
 } tcomm_mpi_state_t;
 
 extern const tcomm_backend_ops_t tcomm_backend_mpi;
@@ -24,6 +25,18 @@ tcomm_status_t tcomm_mpi_status(int mpi_rc, const char *call,
                                 const char *file, int line);
 #define TCOMM_MPI_CHECK(call)                                               \
     TCOMM_TRY(tcomm_mpi_status((call), #call, __FILE__, __LINE__))
+
+/* Deterministic reductions (TCOMM_DETERMINISTIC): the left fold in rank
+ * order, bitwise identical on every rank at every size (src/ordered.c).
+ * AVG folds as SUM; the caller divides. */
+tcomm_status_t tcomm_mpi_all_reduce_ordered(tcomm_mpi_state_t *st,
+                                            const tcomm_tensor_t *in,
+                                            tcomm_op_t op,
+                                            tcomm_tensor_t *out);
+tcomm_status_t tcomm_mpi_reduce_scatter_ordered(tcomm_mpi_state_t *st,
+                                                const tcomm_tensor_t *in,
+                                                tcomm_op_t op, int dim,
+                                                tcomm_tensor_t *out);
 
 /* Collectives on tensors whose graph is not host memory (cuda, sim):
  * src/device_path.c. Same contract as the backend ops. */

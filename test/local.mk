@@ -1,2 +1,16 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# Core tests (test/).
+# Core tests (test/): Check suites in one process, MPI suites under
+# mpirun at 1-4 ranks (test/NAME-npN.mpitest), and the install check.
+check_PROGRAMS += test/check_core
+test_check_core_SOURCES = test/check_core.c test/check_tensor.c
+test_check_core_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+test_check_core_LDADD = libtcomm_internal.la $(CHECK_LIBS)
+TESTS += test/check_core
+
+check_PROGRAMS += test/mpi_collectives
+test_mpi_collectives_SOURCES = test/mpi_collectives.c test/mpi_reference.c \
+	test/mpi_reference.h
+test_mpi_collectives_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+test_mpi_collectives_LDADD = libtcomm_internal.la $(CHECK_LIBS)
+TESTS += test/mpi_collectives-np1.mpitest test/mpi_collectives-np2.mpitest \
+	test/mpi_collectives-np3.mpitest test/mpi_collectives-np4.mpitest

@@ -1,0 +1,276 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Cross-rank agreement before data moves. Every rank encodes its call as
+ * a fixed header of int64 fields. One MPI_Allreduce(MIN) over [h, -h]
+ * yields the minimum and maximum of every field, so any difference and
+ * any local error is seen by all ranks in one small call; only then do
+ * the ranks gather the full headers (or the error texts) to name who
+ * differs. all_gather needs every rank's size along dim anyway, so it
+ * gathers the headers at once. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tcomm_frontend.h"
+
+enum {
+    H_KIND, H_SEQ, H_DTYPE, H_OP, H_DIM, H_ROOT, H_NDIM, H_SHAPE,
+    H_ERR = H_SHAPE + TCOMM_MAX_DIMS, /* fields before H_ERR must agree */
+    H_GATHER_IN,  /* all_gather: size along dim */
+    H_GATHER_OUT, /* all_gather_into: out's size along dim */
+    H_LEN
+};
+
+#define ERR_TEXT 248
+typedef struct {
+    int64_t status;
+    char text[ERR_TEXT];
+} err_record_t;
+
+static void encode(const tcomm_comm_t *comm, const tcomm_call_t *c,
+                   tcomm_status_t local, int64_t *h)
+{
+    memset(h, 0, H_LEN * sizeof *h);
+    h[H_KIND] = c->kind;
+    h[H_SEQ] = (int64_t)comm->seq;
+    h[H_ERR] = local != TCOMM_SUCCESS;
+    if (local != TCOMM_SUCCESS || c->kind == TCOMM_COLL_BARRIER)
+        return;
+    const tcomm_tensor_t *in = c->in;
+    h[H_DTYPE] = in->dtype;
+    if (c->kind == TCOMM_COLL_ALL_REDUCE ||
+        c->kind == TCOMM_COLL_REDUCE_SCATTER)
+        h[H_OP] = c->op;
+    if (c->kind == TCOMM_COLL_ALL_GATHER ||
+        c->kind == TCOMM_COLL_REDUCE_SCATTER)
+        h[H_DIM] = c->dim;
+    if (c->kind == TCOMM_COLL_BROADCAST)
+        h[H_ROOT] = c->root;
+    h[H_NDIM] = in->ndim;
+    for (int i = 0; i < in->ndim; i++)
+        h[H_SHAPE + i] = (int64_t)in->shape[i];
+    if (c->kind == TCOMM_COLL_ALL_GATHER) {
+        h[H_GATHER_IN] = (int64_t)tcomm_call_dim_size(c);
+        if (in->ndim > 0)
+            h[H_SHAPE + c->dim] = 0; /* sizes along dim may differ */
+        h[H_GATHER_OUT] = c->into ? (int64_t)c->into->shape[c->dim] : -1;
+    }
+}
+
+static tcomm_status_t gather_headers(tcomm_comm_t *comm, const int64_t *h,
+                                     int64_t *all)
+{
+    return comm->ops->allgather_bytes(comm->state, h, all,
+                                      H_LEN * sizeof *h);
+}
+
+/* The error round: every rank learns the first failing rank's sentence. */
+static tcomm_status_t share_errors(tcomm_comm_t *comm,
+                                   const tcomm_call_t *c,
+                                   tcomm_status_t local)
+{
+    int n = comm->world_size;
+    err_record_t mine = {.status = local};
+    if (local != TCOMM_SUCCESS) {
+        const char *msg = tcomm_last_error();
+        const char *colon = strstr(msg, ": ");
+        snprintf(mine.text, ERR_TEXT, "%s", colon ? colon + 2 : msg);
+    }
+    err_record_t *all = malloc((size_t)n * sizeof *all);
+    if (!all) /* still answer: the failing ranks' own errors stand */
+        return local != TCOMM_SUCCESS
+                   ? local
+                   : tcomm_error(TCOMM_ERR_MISMATCH,
+                                 "%s: another rank rejected the call",
+                                 c->fn);
+    char saved[1024];
+    snprintf(saved, sizeof saved, "%s", tcomm_last_error());
+    tcomm_status_t st = comm->ops->allgather_bytes(comm->state, &mine, all,
+                                                   sizeof mine);
+    if (local != TCOMM_SUCCESS) {
+        tcomm_error(local, "%s", saved); /* the rank's own error stands */
+        free(all);
+        return local;
+    }
+    if (st == TCOMM_SUCCESS) {
+        for (int r = 0; r < n; r++) {
+            if (all[r].status != TCOMM_SUCCESS) {
+                st = tcomm_error(TCOMM_ERR_MISMATCH,
+                                 "%s: rank %d rejected the call: %s", c->fn,
+                                 r, all[r].text);
+                break;
+            }
+        }
+    }
+    free(all);
+    return st;
+}
+
+static void field_text(const int64_t *h, int field, char *buf, size_t len)
+{
+    if (field == H_SHAPE) {
+        size_t shape[TCOMM_MAX_DIMS];
+        int nd = (int)h[H_NDIM];
+        for (int i = 0; i < nd && i < TCOMM_MAX_DIMS; i++)
+            shape[i] = (size_t)h[H_SHAPE + i];
+        if (h[H_KIND] == TCOMM_COLL_ALL_GATHER && nd > 0)
+            shape[h[H_DIM]] = (size_t)h[H_GATHER_IN];
+        tcomm_shape_text(nd, shape, buf, len);
+    } else if (field == H_KIND) {
+        snprintf(buf, len, "%s", tcomm_coll_name(h[H_KIND]));
+    } else if (field == H_DTYPE) {
+        snprintf(buf, len, "%s", tcomm_dtype_name(h[H_DTYPE]));
+    } else if (field == H_OP) {
+        snprintf(buf, len, "%s", tcomm_op_name(h[H_OP]));
+    } else {
+        snprintf(buf, len, "%lld", (long long)h[field]);
+    }
+}
+
+/* Name the first field on which some rank differs from rank 0. */
+static tcomm_status_t name_mismatch(const tcomm_call_t *c, int n,
+                                    const int64_t *all)
+{
+    static const struct {
+        int field, end;
+        const char *name;
+    } fields[] = {
+        {H_KIND, H_KIND + 1, "the collective"},
+        {H_SEQ, H_SEQ + 1, "the call sequence number"},
+        {H_DTYPE, H_DTYPE + 1, "dtype"},
+        {H_OP, H_OP + 1, "op"},
+        {H_DIM, H_DIM + 1, "dim"},
+        {H_ROOT, H_ROOT + 1, "root"},
+        {H_NDIM, H_ERR, "shape"},
+    };
+    for (size_t f = 0; f < sizeof fields / sizeof fields[0]; f++) {
+        int lo = fields[f].field, hi = fields[f].end;
+        for (int r = 1; r < n; r++) {
+            const int64_t *h0 = all, *hr = all + (size_t)r * H_LEN;
+            if (!memcmp(h0 + lo, hr + lo, (size_t)(hi - lo) * 8))
+                continue;
+            int shown = lo == H_NDIM ? H_SHAPE : lo;
+            char a[256], b[256];
+            field_text(h0, shown, a, sizeof a);
+            field_text(hr, shown, b, sizeof b);
+            return tcomm_error(TCOMM_ERR_MISMATCH,
+                               "%s: ranks disagree on %s: rank 0 has %s, "
+                               "rank %d has %s (call the same collective "
+                               "with matching arguments on every rank)",
+                               c->fn, fields[f].name, a, r, b);
+        }
+    }
+    return tcomm_error(TCOMM_ERR_INTERNAL,
+                       "%s: ranks disagree but the headers match", c->fn);
+}
+
+/* all_gather: every rank's size along dim, and each _into output's size
+ * checked against their sum on every rank, so that all agree. */
+static tcomm_status_t gather_sizes(const tcomm_call_t *c, int n, int me,
+                                   const int64_t *in_sz,
+                                   const int64_t *out_sz, size_t stride,
+                                   size_t *sizes)
+{
+    size_t total = 0;
+    for (int r = 0; r < n; r++)
+        total += sizes[r] = (size_t)in_sz[(size_t)r * stride];
+    for (int r = 0; r < n; r++) {
+        int64_t o = out_sz[(size_t)r * stride];
+        if (o < 0 || (size_t)o == total)
+            continue;
+        if (r == me)
+            return tcomm_validate_gather_out(c, (size_t)o, total);
+        return tcomm_error(TCOMM_ERR_MISMATCH,
+                           "%s: rank %d rejected the call: out has size "
+                           "%lld along dim %d but the ranks' sizes add up "
+                           "to %zu",
+                           c->fn, r, (long long)o, c->dim, total);
+    }
+    return TCOMM_SUCCESS;
+}
+
+/* TCOMM_CHECK=0: all_gather still exchanges the sizes along dim. */
+static tcomm_status_t exchange_sizes(tcomm_comm_t *comm,
+                                     const tcomm_call_t *c, size_t *sizes)
+{
+    int n = comm->world_size;
+    int64_t mine[2] = {(int64_t)tcomm_call_dim_size(c),
+                       c->into ? (int64_t)c->into->shape[c->dim] : -1};
+    int64_t stack[2 * 64], *all = stack;
+    if (n > 64 && !(all = malloc((size_t)n * sizeof mine)))
+        return tcomm_error(TCOMM_ERR_NO_MEMORY, "%s: out of host memory",
+                           c->fn);
+    tcomm_status_t st =
+        comm->ops->allgather_bytes(comm->state, mine, all, sizeof mine);
+    if (st == TCOMM_SUCCESS)
+        st = gather_sizes(c, n, comm->rank, all, all + 1, 2, sizes);
+    if (all != stack)
+        free(all);
+    return st;
+}
+
+tcomm_status_t tcomm_agree(tcomm_comm_t *comm, const tcomm_call_t *call,
+                           tcomm_status_t local, size_t *sizes)
+{
+    int n = comm->world_size;
+    int gather = call->kind == TCOMM_COLL_ALL_GATHER;
+    if (!comm->check || !comm->ops->allgather_bytes) {
+        if (local != TCOMM_SUCCESS || !gather)
+            return local;
+        return exchange_sizes(comm, call, sizes);
+    }
+    int64_t h[H_LEN], mm[2 * H_LEN];
+    encode(comm, call, local, h);
+    int64_t stack[H_LEN * 16], *all = NULL;
+    tcomm_status_t st = TCOMM_SUCCESS;
+    if (gather || !comm->ops->allreduce_min_i64) {
+        all = n <= 16 ? stack : malloc((size_t)n * sizeof h);
+        if (!all)
+            return tcomm_error(TCOMM_ERR_NO_MEMORY,
+                               "%s: out of host memory", call->fn);
+        if ((st = gather_headers(comm, h, all)) != TCOMM_SUCCESS)
+            goto out;
+        for (int i = 0; i < H_LEN; i++) {
+            mm[i] = all[i];
+            mm[H_LEN + i] = -all[i];
+            for (int r = 1; r < n; r++) {
+                int64_t v = all[(size_t)r * H_LEN + i];
+                mm[i] = v < mm[i] ? v : mm[i];
+                mm[H_LEN + i] = -v < mm[H_LEN + i] ? -v : mm[H_LEN + i];
+            }
+        }
+    } else {
+        for (int i = 0; i < H_LEN; i++) {
+            mm[i] = h[i];
+            mm[H_LEN + i] = -h[i];
+        }
+        st = comm->ops->allreduce_min_i64(comm->state, mm, 2 * H_LEN);
+        if (st != TCOMM_SUCCESS)
+            return st;
+    }
+    if (-mm[H_LEN + H_ERR] != 0) { /* some rank rejected the call */
+        st = share_errors(comm, call, local);
+        goto out;
+    }
+    int same = 1;
+    for (int i = 0; i < H_ERR; i++)
+        same &= mm[i] == -mm[H_LEN + i];
+    if (!same) {
+        if (!all) {
+            all = n <= 16 ? stack : malloc((size_t)n * sizeof h);
+            if (!all)
+                return tcomm_error(TCOMM_ERR_NO_MEMORY,
+                                   "%s: out of host memory", call->fn);
+            if ((st = gather_headers(comm, h, all)) != TCOMM_SUCCESS)
+                goto out;
+        }
+        st = name_mismatch(call, n, all);
+        goto out;
+    }
+    if (gather)
+        st = gather_sizes(call, n, comm->rank, all + H_GATHER_IN,
+                          all + H_GATHER_OUT, H_LEN, sizes);
+out:
+    if (all && all != stack)
+        free(all);
+    return st;
+}

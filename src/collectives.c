@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The public collectives: validate, agree across ranks, allocate the
+ * output on the input's graph, dispatch to the backend. Outputs are set
+ * only on success. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tcomm_frontend.h"
+
+#define SIZES_ON_STACK 64
+
+static tcomm_status_t output_shape(const tcomm_call_t *c, int world_size,
+                                   const size_t *sizes, int *ndim,
+                                   size_t *shape)
+{
+    const tcomm_tensor_t *in = c->in;
+    *ndim = in->ndim;
+    memcpy(shape, in->shape, sizeof in->shape);
+    if (c->kind == TCOMM_COLL_REDUCE_SCATTER)
+        shape[c->dim] /= (size_t)world_size;
+    if (c->kind == TCOMM_COLL_ALL_GATHER) {
+        size_t total = 0;
+        for (int r = 0; r < world_size; r++)
+            total += sizes[r];
+        *ndim = in->ndim > 0 ? in->ndim : 1;
+        shape[c->dim] = total;
+    }
+    return TCOMM_SUCCESS;
+}
+
+static tcomm_status_t alloc_output(const tcomm_call_t *c, int world_size,
+                                   const size_t *sizes, tcomm_tensor_t **out)
+{
+    int ndim;
+    size_t shape[TCOMM_MAX_DIMS];
+    output_shape(c, world_size, sizes, &ndim, shape);
+    return tcomm_tensor_alloc(c->fn, c->in->graph, c->in->dtype, ndim,
+                              shape, out);
+}
+
+/* World size 1: the input itself (zero copy), or a copy into out. */
+static tcomm_status_t run_single(const tcomm_call_t *c)
+{
+    if (c->kind == TCOMM_COLL_BARRIER)
+        return TCOMM_SUCCESS;
+    if (c->out) {
+        *c->out = tcomm_tensor_retain((tcomm_tensor_t *)c->in);
+        return TCOMM_SUCCESS;
+    }
+    if (c->into == c->in)
+        return TCOMM_SUCCESS;
+    if (c->kind == TCOMM_COLL_ALL_GATHER) /* only dim's size is unchecked */
+        TCOMM_TRY(tcomm_validate_gather_out(c, c->into->shape[c->dim],
+                                            tcomm_call_dim_size(c)));
+    return tcomm_tensor_copy(c->in, c->into);
+}
+
+static tcomm_status_t dispatch(tcomm_comm_t *comm, const tcomm_call_t *c,
+                               const size_t *sizes, tcomm_tensor_t *out)
+{
+    const tcomm_backend_ops_t *ops = comm->ops;
+    switch (c->kind) {
+    case TCOMM_COLL_ALL_REDUCE:
+        return ops->all_reduce(comm->state, c->in, c->op, out);
+    case TCOMM_COLL_ALL_GATHER:
+        return ops->all_gather(comm->state, c->in, c->dim, sizes, out);
+    case TCOMM_COLL_REDUCE_SCATTER:
+        return ops->reduce_scatter(comm->state, c->in, c->op, c->dim, out);
+    case TCOMM_COLL_BROADCAST:
+        return ops->broadcast(comm->state, c->in, c->root, out);
+    case TCOMM_COLL_BARRIER:
+        return ops->barrier(comm->state);
+    }
+    return tcomm_error(TCOMM_ERR_INTERNAL, "%s: unknown collective",
+                       c->fn);
+}
+
+static tcomm_status_t run(tcomm_comm_t *comm, const tcomm_call_t *c)
+{
+    tcomm_error_clear();
+    if (!comm)
+        return tcomm_error(TCOMM_ERR_INVALID_ARG,
+                           "%s: comm is NULL (create one with "
+                           "tcomm_comm_create_mpi)",
+                           c->fn);
+    if (comm->failed)
+        return tcomm_error(TCOMM_ERR_COMM_FAILED,
+                           "%s: the communicator failed earlier (%s); its "
+                           "state is unknown (destroy it, or end the job "
+                           "with MPI_Abort)",
+                           c->fn, tcomm_status_string(comm->failed));
+    comm->seq++;
+    tcomm_status_t local = tcomm_validate(c, comm->world_size);
+    if (comm->world_size == 1)
+        return local != TCOMM_SUCCESS ? local : run_single(c);
+
+    int n = comm->world_size;
+    size_t stack[SIZES_ON_STACK], *sizes = stack;
+    tcomm_tensor_t *fresh = NULL;
+    if (c->kind == TCOMM_COLL_ALL_GATHER && n > SIZES_ON_STACK &&
+        !(sizes = malloc((size_t)n * sizeof *sizes))) {
+        sizes = stack;
+        if (local == TCOMM_SUCCESS)
+            local = tcomm_error(TCOMM_ERR_NO_MEMORY,
+                                "%s: out of host memory", c->fn);
+    }
+    /* Allocate before agreeing, so that a failure is agreed on too. */
+    if (local == TCOMM_SUCCESS && c->out &&
+        c->kind != TCOMM_COLL_ALL_GATHER)
+        local = alloc_output(c, n, NULL, &fresh);
+
+    tcomm_status_t st = tcomm_agree(comm, c, local, sizes);
+    if (st == TCOMM_SUCCESS && c->out && c->kind == TCOMM_COLL_ALL_GATHER)
+        st = alloc_output(c, n, sizes, &fresh);
+    if (st == TCOMM_SUCCESS) {
+        st = dispatch(comm, c, sizes, c->into ? c->into : fresh);
+        if (st != TCOMM_SUCCESS)
+            comm->failed = st; /* the peers' state is unknown now */
+    } else if (st == TCOMM_ERR_MPI || st == TCOMM_ERR_TIMEOUT ||
+               st == TCOMM_ERR_COMM_FAILED) {
+        comm->failed = st;
+    }
+    if (sizes != stack)
+        free(sizes);
+    if (st != TCOMM_SUCCESS) {
+        tcomm_tensor_release(fresh);
+        return st;
+    }
+    if (c->out)
+        *c->out = fresh;
+    return TCOMM_SUCCESS;
+}
+
+#define CALL(k, f, ...) (&(tcomm_call_t){.kind = (k), .fn = (f), __VA_ARGS__})
+
+tcomm_status_t tcomm_all_reduce(tcomm_comm_t *comm, const tcomm_tensor_t *in,
+                                tcomm_op_t op, tcomm_tensor_t **out)
+{
+    return run(comm, CALL(TCOMM_COLL_ALL_REDUCE, "tcomm_all_reduce",
+                          .in = in, .out = out, .op = op));
+}
+
+tcomm_status_t tcomm_all_gather(tcomm_comm_t *comm, const tcomm_tensor_t *in,
+                                int dim, tcomm_tensor_t **out)
+{
+    return run(comm, CALL(TCOMM_COLL_ALL_GATHER, "tcomm_all_gather",
+                          .in = in, .out = out, .dim = dim));
+}
+
+tcomm_status_t tcomm_reduce_scatter(tcomm_comm_t *comm,
+                                    const tcomm_tensor_t *in, tcomm_op_t op,
+                                    int dim, tcomm_tensor_t **out)
+{
+    return run(comm, CALL(TCOMM_COLL_REDUCE_SCATTER, "tcomm_reduce_scatter",
+                          .in = in, .out = out, .op = op, .dim = dim));
+}
+
+tcomm_status_t tcomm_broadcast(tcomm_comm_t *comm, const tcomm_tensor_t *in,
+                               int root, tcomm_tensor_t **out)
+{
+    return run(comm, CALL(TCOMM_COLL_BROADCAST, "tcomm_broadcast", .in = in,
+                          .out = out, .root = root));
+}
+
+tcomm_status_t tcomm_barrier(tcomm_comm_t *comm)
+{
+    return run(comm, CALL(TCOMM_COLL_BARRIER, "tcomm_barrier", .in = NULL));
+}
+
+tcomm_status_t tcomm_all_reduce_into(tcomm_comm_t *comm,
+                                     const tcomm_tensor_t *in, tcomm_op_t op,
+                                     tcomm_tensor_t *out)
+{
+    return run(comm, CALL(TCOMM_COLL_ALL_REDUCE, "tcomm_all_reduce_into",
+                          .in = in, .into = out, .op = op));
+}
+
+tcomm_status_t tcomm_all_gather_into(tcomm_comm_t *comm,
+                                     const tcomm_tensor_t *in, int dim,
+                                     tcomm_tensor_t *out)
+{
+    return run(comm, CALL(TCOMM_COLL_ALL_GATHER, "tcomm_all_gather_into",
+                          .in = in, .into = out, .dim = dim));
+}
+
+tcomm_status_t tcomm_reduce_scatter_into(tcomm_comm_t *comm,
+                                         const tcomm_tensor_t *in,
+                                         tcomm_op_t op, int dim,
+                                         tcomm_tensor_t *out)
+{
+    return run(comm,
+               CALL(TCOMM_COLL_REDUCE_SCATTER, "tcomm_reduce_scatter_into",
+                    .in = in, .into = out, .op = op, .dim = dim));
+}
+
+tcomm_status_t tcomm_broadcast_into(tcomm_comm_t *comm,
+                                    const tcomm_tensor_t *in, int root,
+                                    tcomm_tensor_t *out)
+{
+    return run(comm, CALL(TCOMM_COLL_BROADCAST, "tcomm_broadcast_into",
+                          .in = in, .into = out, .root = root));
+}

@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The settings table: one row per TCOMM_* variable, parsed once. A value
+ * that does not parse keeps the default and is reported as a warning. */
+#include <ctype.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "tcomm_config.h"
+#include "tcomm_log.h"
+
+#define FIELD(f) offsetof(tcomm_config_t, f)
+
+static const tcomm_setting_t settings[] = {
+    {"TCOMM_DEBUG", "WARN",
+     "log level: NONE, WARN, INFO (which path each collective takes), TRACE",
+     tcomm_parse_level, FIELD(debug)},
+    {"TCOMM_CHECK", "1",
+     "1: ranks agree on the collective, dtype, op, dim, root and shape "
+     "before data moves; 0: skip the agreement",
+     tcomm_parse_bool, FIELD(check)},
+    {"TCOMM_DETERMINISTIC", "0",
+     "1: reductions are the left fold in rank order, bitwise reproducible",
+     tcomm_parse_bool, FIELD(deterministic)},
+    {"TCOMM_TIMEOUT", "0",
+     "seconds a collective may wait for the other ranks; 0 = no timeout",
+     tcomm_parse_seconds, FIELD(timeout_s)},
+    {"TCOMM_CUDA_AWARE", "auto",
+     "auto: probe MPI; 1: pass device buffers to MPI; 0: stage through "
+     "pinned host memory",
+     tcomm_parse_tristate, FIELD(cuda_aware)},
+    {"TCOMM_STAGING_CHUNK", "1M",
+     "bytes per chunk of the staged device path (suffix K, M or G)",
+     tcomm_parse_bytes, FIELD(staging_chunk)},
+};
+#define NSETTINGS (sizeof settings / sizeof settings[0])
+
+static tcomm_config_t current;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static void load(void)
+{
+    tcomm_config_t cfg;
+    char err[256];
+    for (size_t i = 0; i < NSETTINGS; i++) {
+        const tcomm_setting_t *s = &settings[i];
+        void *field = (char *)&cfg + s->offset;
+        if (s->parse(s->default_text, field, err, sizeof err) != 0)
+            abort(); /* a default that does not parse is a tcomm bug */
+    }
+    for (size_t i = 0; i < NSETTINGS; i++) {
+        const tcomm_setting_t *s = &settings[i];
+        const char *text = getenv(s->name);
+        if (!text)
+            continue;
+        void *field = (char *)&cfg + s->offset;
+        if (s->parse(text, field, err, sizeof err) != 0)
+            fprintf(stderr, "tcomm WARN: %s=%s ignored: %s (default %s)\n",
+                    s->name, text, err, s->default_text);
+    }
+    current = cfg;
+}
+
+const tcomm_config_t *tcomm_config(void)
+{
+    pthread_once(&once, load);
+    return &current;
+}
+
+void tcomm_config_reload(void)
+{
+    pthread_once(&once, load);
+    load();
+}
+
+const tcomm_setting_t *tcomm_settings_table(size_t *count)
+{
+    *count = NSETTINGS;
+    return settings;
+}
+
+void tcomm_setting_value_text(size_t i, char *buf, size_t len)
+{
+    static const char *const levels[] = {"NONE", "WARN", "INFO", "TRACE"};
+    const tcomm_config_t *c = tcomm_config();
+    const char *key = i < NSETTINGS ? settings[i].name : "";
+    if (!strcmp(key, "TCOMM_DEBUG"))
+        snprintf(buf, len, "%s", levels[c->debug]);
+    else if (!strcmp(key, "TCOMM_CHECK"))
+        snprintf(buf, len, "%d", c->check);
+    else if (!strcmp(key, "TCOMM_DETERMINISTIC"))
+        snprintf(buf, len, "%d", c->deterministic);
+    else if (!strcmp(key, "TCOMM_TIMEOUT"))
+        snprintf(buf, len, "%g", c->timeout_s);
+    else if (!strcmp(key, "TCOMM_CUDA_AWARE"))
+        snprintf(buf, len, "%s",
+                 c->cuda_aware < 0 ? "auto" : c->cuda_aware ? "1" : "0");
+    else if (!strcmp(key, "TCOMM_STAGING_CHUNK"))
+        snprintf(buf, len, "%zu", c->staging_chunk);
+    else
+        snprintf(buf, len, "?");
+}
+
+/* Parsers: whole-string matches only, so "10x" or "" are errors. */
+
+int tcomm_parse_bool(const char *text, void *field, char *err, size_t len)
+{
+    static const char *const yes[] = {"1", "yes", "true", "on"};
+    static const char *const no[] = {"0", "no", "false", "off"};
+    for (int i = 0; i < 4; i++) {
+        if (!strcasecmp(text, yes[i]))
+            return *(int *)field = 1, 0;
+        if (!strcasecmp(text, no[i]))
+            return *(int *)field = 0, 0;
+    }
+    snprintf(err, len, "expected 0 or 1");
+    return -1;
+}
+
+int tcomm_parse_level(const char *text, void *field, char *err, size_t len)
+{
+    static const char *const names[] = {"NONE", "WARN", "INFO", "TRACE"};
+    for (int i = 0; i < 4; i++) {
+        if (!strcasecmp(text, names[i]))
+            return *(int *)field = i, 0;
+    }
+    snprintf(err, len, "expected NONE, WARN, INFO or TRACE");
+    return -1;
+}
+
+int tcomm_parse_seconds(const char *text, void *field, char *err,
+                        size_t len)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (end == text || *end != '\0' || errno || !(v >= 0) || v > 1e9) {
+        snprintf(err, len, "expected a number of seconds from 0 to 1e9");
+        return -1;
+    }
+    *(double *)field = v;
+    return 0;
+}
+
+int tcomm_parse_tristate(const char *text, void *field, char *err,
+                         size_t len)
+{
+    if (!strcasecmp(text, "auto"))
+        return *(int *)field = -1, 0;
+    if (tcomm_parse_bool(text, field, err, len) == 0)
+        return 0;
+    snprintf(err, len, "expected auto, 0 or 1");
+    return -1;
+}
+
+int tcomm_parse_bytes(const char *text, void *field, char *err, size_t len)
+{
+    char *end;
+    if (!isdigit((unsigned char)text[0]))
+        goto bad;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 10);
+    unsigned shift = 0;
+    switch (toupper((unsigned char)*end)) {
+    case 'K': shift = 10; end++; break;
+    case 'M': shift = 20; end++; break;
+    case 'G': shift = 30; end++; break;
+    }
+    if (*end != '\0' || errno || v == 0 || v > (1ULL << 40) >> shift)
+        goto bad;
+    *(size_t *)field = (size_t)(v << shift);
+    return 0;
+bad:
+    snprintf(err, len, "expected a positive byte count up to 1T, "
+                       "optionally with K, M or G");
+    return -1;
+}

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Logging: one line per message on stderr, carrying the rank. */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "tcomm_config.h"
+#include "tcomm_log.h"
+
+tcomm_log_level_t tcomm_log_level(void)
+{
+    return (tcomm_log_level_t)tcomm_config()->debug;
+}
+
+void tcomm_log_print(tcomm_log_level_t level, int rank, const char *fmt, ...)
+{
+    static const char *const names[] = {"NONE", "WARN", "INFO", "TRACE"};
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (rank >= 0)
+        fprintf(stderr, "tcomm[rank %d] %s: %s\n", rank, names[level], line);
+    else
+        fprintf(stderr, "tcomm %s: %s\n", names[level], line);
+}

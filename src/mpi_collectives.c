@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The MPI backend's collectives on host tensors. Along dim 0 (or when
+ * every dim before it has size 1) each maps onto one MPI call on the
+ * tensors' own buffers; along dim > 0 the reshaping algorithms of
+ * mpi_kernels/ run. Tensors on device spaces go to src/device_path*.c. */
+#include <stdlib.h>
+
+#include "tcomm_backend_mpi.h"
+#include "tcomm_host_kernels.h"
+#include "tcomm_log.h"
+#include "tcomm_mpi_kernels.h"
+
+#define RANKS_ON_STACK 64
+
+/* Log once per communicator and path at TCOMM_DEBUG=INFO. */
+static void note_path(tcomm_mpi_state_t *st, unsigned bit, const char *what)
+{
+    if (!(st->paths_logged & bit)) {
+        st->paths_logged |= bit;
+        TCOMM_INFO(st->rank, "%s", what);
+    }
+}
+
+static tcomm_status_t finish_avg(tcomm_mpi_state_t *st, tcomm_op_t op,
+                                 tcomm_tensor_t *out)
+{
+    if (op == TCOMM_AVG)
+        tcomm_host_divide(out->dtype, out->data, out->numel, st->size);
+    return TCOMM_SUCCESS;
+}
+
+static tcomm_status_t reduction_op(tcomm_dtype_t dtype, tcomm_op_t op,
+                                   MPI_Op *mop)
+{
+    TCOMM_MPI_CHECK(tcomm_mpi_op(dtype, op, mop));
+    return TCOMM_SUCCESS;
+}
+
+tcomm_status_t tcomm_mpi_all_reduce(void *state, const tcomm_tensor_t *in,
+                                    tcomm_op_t op, tcomm_tensor_t *out)
+{
+    tcomm_mpi_state_t *st = state;
+    if (!in->graph->space->is_host)
+        return tcomm_device_all_reduce(st, in, op, out);
+    if (st->owner->deterministic) {
+        note_path(st, 1u << 0, "all_reduce: rank-order fold (deterministic)");
+        TCOMM_TRY(tcomm_mpi_all_reduce_ordered(st, in, op, out));
+        return finish_avg(st, op, out);
+    }
+    note_path(st, 1u << 1, "all_reduce: MPI_Allreduce on host buffers");
+    MPI_Op mop;
+    TCOMM_TRY(reduction_op(in->dtype, op, &mop));
+    const void *send = out == in ? MPI_IN_PLACE : in->data;
+    TCOMM_MPI_CHECK(tcomm_mpi_allreduce(send, out->data, in->numel,
+                                        in->dtype, mop, st->comm));
+    return finish_avg(st, op, out);
+}
+
+tcomm_status_t tcomm_mpi_all_gather(void *state, const tcomm_tensor_t *in,
+                                    int dim, const size_t *sizes,
+                                    tcomm_tensor_t *out)
+{
+    tcomm_mpi_state_t *st = state;
+    if (!in->graph->space->is_host)
+        return tcomm_device_all_gather(st, in, dim, sizes, out);
+    int n = st->size;
+    size_t outer = tcomm_shape_prod(in->shape, 0, dim);
+    size_t inner = tcomm_shape_prod(in->shape, dim + 1, in->ndim);
+    size_t stack[2 * RANKS_ON_STACK], *seg = stack;
+    if (n > RANKS_ON_STACK && !(seg = malloc(2 * (size_t)n * sizeof *seg)))
+        return tcomm_error(TCOMM_ERR_NO_MEMORY,
+                           "tcomm_all_gather: out of host memory");
+    size_t *displs = seg + n, off = 0;
+    for (int r = 0; r < n; r++) {
+        seg[r] = sizes[r] * inner;
+        displs[r] = off;
+        off += seg[r];
+    }
+    int rc;
+    if (outer == 1) {
+        note_path(st, 1u << 2, "all_gather: MPI_Allgatherv in place");
+        rc = tcomm_mpi_allgatherv(in->data, seg[st->rank], out->data, seg,
+                                  displs, in->dtype, st->comm);
+    } else {
+        note_path(st, 1u << 3, "all_gather: reshaping along dim > 0");
+        rc = tcomm_mpi_allgather_dim(in->data, out->data, in->dtype, outer,
+                                     seg, st->comm);
+    }
+    if (seg != stack)
+        free(seg);
+    return tcomm_mpi_status(rc, "tcomm_all_gather", __FILE__, __LINE__);
+}
+
+tcomm_status_t tcomm_mpi_reduce_scatter(void *state,
+                                        const tcomm_tensor_t *in,
+                                        tcomm_op_t op, int dim,
+                                        tcomm_tensor_t *out)
+{
+    tcomm_mpi_state_t *st = state;
+    if (!in->graph->space->is_host)
+        return tcomm_device_reduce_scatter(st, in, op, dim, out);
+    if (st->owner->deterministic) {
+        note_path(st, 1u << 4,
+                  "reduce_scatter: rank-order fold (deterministic)");
+        TCOMM_TRY(tcomm_mpi_reduce_scatter_ordered(st, in, op, dim, out));
+        return finish_avg(st, op, out);
+    }
+    MPI_Op mop;
+    TCOMM_TRY(reduction_op(in->dtype, op, &mop));
+    size_t outer = tcomm_shape_prod(in->shape, 0, dim);
+    size_t chunk = out->numel / (outer ? outer : 1);
+    int rc;
+    if (outer == 1 || out->numel == 0) {
+        note_path(st, 1u << 5, "reduce_scatter: MPI_Reduce_scatter_block");
+        rc = tcomm_mpi_reduce_scatter_block(in->data, out->data, out->numel,
+                                            in->dtype, mop, st->comm);
+    } else {
+        note_path(st, 1u << 6, "reduce_scatter: reshaping along dim > 0");
+        rc = tcomm_mpi_reduce_scatter_dim(in->data, out->data, in->dtype,
+                                          mop, outer, chunk, st->comm);
+    }
+    TCOMM_TRY(tcomm_mpi_status(rc, "tcomm_reduce_scatter", __FILE__,
+                               __LINE__));
+    return finish_avg(st, op, out);
+}
+
+tcomm_status_t tcomm_mpi_broadcast(void *state, const tcomm_tensor_t *in,
+                                   int root, tcomm_tensor_t *out)
+{
+    tcomm_mpi_state_t *st = state;
+    if (!in->graph->space->is_host)
+        return tcomm_device_broadcast(st, in, root, out);
+    note_path(st, 1u << 7, "broadcast: MPI_Bcast on host buffers");
+    /* The root sends from its input (MPI only reads a root's buffer), and
+     * keeps a copy in out unless the call is in place. */
+    void *buf = st->rank == root ? in->data : out->data;
+    TCOMM_MPI_CHECK(tcomm_mpi_bcast(buf, in->numel, in->dtype, root,
+                                    st->comm));
+    if (st->rank == root && out != in)
+        return tcomm_tensor_copy(in, out);
+    return TCOMM_SUCCESS;
+}

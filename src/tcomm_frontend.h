@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The communicator front end: one description of a collective call that
+ * validation, cross-rank agreement and dispatch share. */
+#ifndef TCOMM_FRONTEND_H
+#define TCOMM_FRONTEND_H
+
+#include "tcomm_internal.h"
+
+typedef enum {
+    TCOMM_COLL_ALL_REDUCE = 1,
+    TCOMM_COLL_ALL_GATHER,
+    TCOMM_COLL_REDUCE_SCATTER,
+    TCOMM_COLL_BROADCAST,
+    TCOMM_COLL_BARRIER
+} tcomm_coll_kind_t;
+
+typedef struct {
+    tcomm_coll_kind_t kind;
+    const char *fn;           /* public function name, for messages */
+    const tcomm_tensor_t *in; /* NULL for barrier */
+    tcomm_tensor_t *into;     /* the _into forms' output, else NULL */
+    tcomm_tensor_t **out;     /* the allocating forms' output, else NULL */
+    int op;
+    int dim;
+    int root;
+} tcomm_call_t;
+
+/* Name of a collective kind ("all_reduce", ...). */
+const char *tcomm_coll_name(tcomm_coll_kind_t kind);
+
+/* Size along call->dim of call->in (1 for a 0-d tensor). */
+size_t tcomm_call_dim_size(const tcomm_call_t *call);
+
+/* Local argument rules of the call on a communicator of world_size ranks.
+ * An _into output's size along the gather dim is checked later, against
+ * the sizes of every rank. */
+tcomm_status_t tcomm_validate(const tcomm_call_t *call, int world_size);
+
+/* Check that out's size along dim is total (all_gather_into). */
+tcomm_status_t tcomm_validate_gather_out(const tcomm_call_t *call,
+                                         size_t out_size, size_t total);
+
+/* Cross-rank agreement and, for all_gather, the exchange of the sizes
+ * along dim (sizes[r] for every rank). @p local is this rank's validation
+ * status (its sentence in tcomm_last_error()). Returns TCOMM_SUCCESS when
+ * every rank may move data; otherwise every rank returns an error: its
+ * own local error, or TCOMM_ERR_MISMATCH naming the field and the ranks. */
+tcomm_status_t tcomm_agree(tcomm_comm_t *comm, const tcomm_call_t *call,
+                           tcomm_status_t local, size_t *sizes);
+
+#endif /* TCOMM_FRONTEND_H */

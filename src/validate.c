@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Local argument rules of every collective: each failure names the call,
+ * the problem and the fix. */
+#include <string.h>
+
+#include "tcomm_frontend.h"
+
+const char *tcomm_coll_name(tcomm_coll_kind_t kind)
+{
+    switch (kind) {
+    case TCOMM_COLL_ALL_REDUCE: return "all_reduce";
+    case TCOMM_COLL_ALL_GATHER: return "all_gather";
+    case TCOMM_COLL_REDUCE_SCATTER: return "reduce_scatter";
+    case TCOMM_COLL_BROADCAST: return "broadcast";
+    case TCOMM_COLL_BARRIER: return "barrier";
+    }
+    return "unknown collective";
+}
+
+size_t tcomm_call_dim_size(const tcomm_call_t *call)
+{
+    return call->in->ndim == 0 ? 1 : call->in->shape[call->dim];
+}
+
+static int has_op(tcomm_coll_kind_t k)
+{
+    return k == TCOMM_COLL_ALL_REDUCE || k == TCOMM_COLL_REDUCE_SCATTER;
+}
+
+static int has_dim(tcomm_coll_kind_t k)
+{
+    return k == TCOMM_COLL_ALL_GATHER || k == TCOMM_COLL_REDUCE_SCATTER;
+}
+
+static tcomm_status_t check_op(const tcomm_call_t *c)
+{
+    if (!tcomm_op_valid(c->op))
+        return tcomm_error(TCOMM_ERR_INVALID_ARG,
+                           "%s: op %d is not a tcomm_op_t (use TCOMM_SUM, "
+                           "TCOMM_PROD, TCOMM_MIN, TCOMM_MAX or TCOMM_AVG)",
+                           c->fn, c->op);
+    if (c->op == TCOMM_AVG && !tcomm_dtype_is_float(c->in->dtype))
+        return tcomm_error(TCOMM_ERR_DTYPE,
+                           "%s: TCOMM_AVG needs a floating dtype but the "
+                           "tensor is %s (use TCOMM_SUM and divide, or a "
+                           "floating dtype)",
+                           c->fn, tcomm_dtype_name(c->in->dtype));
+    return TCOMM_SUCCESS;
+}
+
+static tcomm_status_t check_dim(const tcomm_call_t *c, int world_size)
+{
+    int nd = c->in->ndim;
+    int hi = nd > 0 ? nd - 1 : 0; /* a 0-d tensor acts as shape [1] */
+    if (c->dim < 0 || c->dim > hi)
+        return tcomm_error(TCOMM_ERR_INVALID_ARG,
+                           "%s: dim %d is out of range for a %d-dimensional "
+                           "tensor (use 0..%d)",
+                           c->fn, c->dim, nd, hi);
+    size_t n = tcomm_call_dim_size(c);
+    if (c->kind == TCOMM_COLL_REDUCE_SCATTER && n % (size_t)world_size)
+        return tcomm_error(TCOMM_ERR_SHAPE,
+                           "%s: size %zu along dim %d is not divisible by "
+                           "the world size %d (pad dim %d to a multiple of "
+                           "%d)",
+                           c->fn, n, c->dim, world_size, c->dim, world_size);
+    return TCOMM_SUCCESS;
+}
+
+/* The output shape that every rank can know locally (all_gather's dim
+ * size is checked after the exchange). */
+static void expected_shape(const tcomm_call_t *c, int world_size,
+                           int *ndim, size_t *shape)
+{
+    const tcomm_tensor_t *in = c->in;
+    *ndim = in->ndim;
+    memcpy(shape, in->shape, sizeof in->shape);
+    if (c->kind == TCOMM_COLL_REDUCE_SCATTER && in->ndim > 0)
+        shape[c->dim] /= (size_t)world_size;
+    if (c->kind == TCOMM_COLL_ALL_GATHER && in->ndim == 0) {
+        *ndim = 1;
+        shape[0] = 0; /* checked later */
+    }
+}
+
+static tcomm_status_t check_into(const tcomm_call_t *c, int world_size)
+{
+    const tcomm_tensor_t *in = c->in, *out = c->into;
+    if (out->graph != in->graph)
+        return tcomm_error(TCOMM_ERR_GRAPH_MISMATCH,
+                           "%s: out is on graph %llu but the input on graph "
+                           "%llu (create out on the input's graph)",
+                           c->fn, (unsigned long long)out->graph->id,
+                           (unsigned long long)in->graph->id);
+    if (out->dtype != in->dtype)
+        return tcomm_error(TCOMM_ERR_DTYPE,
+                           "%s: out is %s but the input is %s (use one "
+                           "dtype)",
+                           c->fn, tcomm_dtype_name(out->dtype),
+                           tcomm_dtype_name(in->dtype));
+    int nd;
+    size_t want[TCOMM_MAX_DIMS];
+    expected_shape(c, world_size, &nd, want);
+    int gather_dim = c->kind == TCOMM_COLL_ALL_GATHER ? c->dim : -1;
+    int ok = out->ndim == nd;
+    for (int i = 0; ok && i < nd; i++)
+        ok = i == gather_dim || out->shape[i] == want[i];
+    if (!ok) {
+        char got[256], exp[256];
+        tcomm_shape_text(out->ndim, out->shape, got, sizeof got);
+        if (gather_dim >= 0) /* the dim's size is not known yet */
+            want[gather_dim] = 0;
+        tcomm_shape_text(nd, want, exp, sizeof exp);
+        return tcomm_error(TCOMM_ERR_SHAPE,
+                           "%s: out has shape %s but the result has shape "
+                           "%s%s (create out with that shape)",
+                           c->fn, got, exp,
+                           gather_dim >= 0 ? " (0: the sum of the ranks' "
+                                             "sizes along dim)"
+                                           : "");
+    }
+    return TCOMM_SUCCESS;
+}
+
+tcomm_status_t tcomm_validate_gather_out(const tcomm_call_t *call,
+                                         size_t out_size, size_t total)
+{
+    if (out_size == total)
+        return TCOMM_SUCCESS;
+    return tcomm_error(TCOMM_ERR_SHAPE,
+                       "%s: out has size %zu along dim %d but the ranks' "
+                       "sizes add up to %zu (create out with %zu there)",
+                       call->fn, out_size, call->dim, total, total);
+}
+
+tcomm_status_t tcomm_validate(const tcomm_call_t *c, int world_size)
+{
+    if (c->kind == TCOMM_COLL_BARRIER)
+        return TCOMM_SUCCESS;
+    if (!c->in)
+        return tcomm_error(TCOMM_ERR_INVALID_ARG,
+                           "%s: the input tensor is NULL (pass a tensor)",
+                           c->fn);
+    if (!c->into && !c->out)
+        return tcomm_error(TCOMM_ERR_INVALID_ARG,
+                           "%s: the output is NULL (pass %s)", c->fn,
+                           strstr(c->fn, "_into")
+                               ? "a tensor of the result's shape"
+                               : "the address of a tcomm_tensor_t pointer");
+    if (has_op(c->kind))
+        TCOMM_TRY(check_op(c));
+    if (has_dim(c->kind))
+        TCOMM_TRY(check_dim(c, world_size));
+    if (c->kind == TCOMM_COLL_BROADCAST &&
+        (c->root < 0 || c->root >= world_size))
+        return tcomm_error(TCOMM_ERR_INVALID_ARG,
+                           "%s: root %d is out of range for world size %d "
+                           "(use 0..%d)",
+                           c->fn, c->root, world_size, world_size - 1);
+    if (c->into)
+        TCOMM_TRY(check_into(c, world_size));
+    return TCOMM_SUCCESS;
+}
