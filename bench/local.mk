@@ -1,2 +1,69 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # The OSU-style harness (bench/) and `make bench`.
+#
+# Five programs from one source, bench/osu_tcomm.c, each built with
+# -DTCOMM_BENCH_COLL=<collective>; the rest of the harness (options, the
+# table of collectives, timing, output) is a convenience library. The
+# harness sees only the public headers.
+
+BENCH_CPPFLAGS = -I$(top_srcdir)/include -I$(top_srcdir)/bench
+BENCH_LDADD = bench/libtcomm_bench.la libtcomm.la
+
+noinst_LTLIBRARIES += bench/libtcomm_bench.la
+bench_libtcomm_bench_la_SOURCES = \
+	bench/tcomm_bench.h \
+	bench/bench_colls.c \
+	bench/bench_data.c \
+	bench/bench_options.c \
+	bench/bench_output.c \
+	bench/bench_output.h \
+	bench/bench_timing.c \
+	bench/bench_timing.h
+bench_libtcomm_bench_la_CPPFLAGS = $(BENCH_CPPFLAGS)
+
+bin_PROGRAMS += \
+	bench/osu_tcomm_allreduce \
+	bench/osu_tcomm_allgather \
+	bench/osu_tcomm_reduce_scatter \
+	bench/osu_tcomm_bcast \
+	bench/osu_tcomm_barrier
+
+bench_osu_tcomm_allreduce_SOURCES = bench/osu_tcomm.c
+bench_osu_tcomm_allreduce_CPPFLAGS = $(BENCH_CPPFLAGS) \
+	-DTCOMM_BENCH_COLL=allreduce
+bench_osu_tcomm_allreduce_LDADD = $(BENCH_LDADD)
+
+bench_osu_tcomm_allgather_SOURCES = bench/osu_tcomm.c
+bench_osu_tcomm_allgather_CPPFLAGS = $(BENCH_CPPFLAGS) \
+	-DTCOMM_BENCH_COLL=allgather
+bench_osu_tcomm_allgather_LDADD = $(BENCH_LDADD)
+
+bench_osu_tcomm_reduce_scatter_SOURCES = bench/osu_tcomm.c
+bench_osu_tcomm_reduce_scatter_CPPFLAGS = $(BENCH_CPPFLAGS) \
+	-DTCOMM_BENCH_COLL=reduce_scatter
+bench_osu_tcomm_reduce_scatter_LDADD = $(BENCH_LDADD)
+
+bench_osu_tcomm_bcast_SOURCES = bench/osu_tcomm.c
+bench_osu_tcomm_bcast_CPPFLAGS = $(BENCH_CPPFLAGS) -DTCOMM_BENCH_COLL=bcast
+bench_osu_tcomm_bcast_LDADD = $(BENCH_LDADD)
+
+bench_osu_tcomm_barrier_SOURCES = bench/osu_tcomm.c
+bench_osu_tcomm_barrier_CPPFLAGS = $(BENCH_CPPFLAGS) \
+	-DTCOMM_BENCH_COLL=barrier
+bench_osu_tcomm_barrier_LDADD = $(BENCH_LDADD)
+
+# Option checking and a quick -c run of every program (1 and 2 ranks).
+TESTS += test/bench_options.sh test/bench_validate.sh
+
+# `make bench`: the sweep on 2 ranks into bench/results/ (text, JSON, a
+# PNG plot per collective) and the summary table. BENCH_NP, BENCH_SIZES
+# and BENCH_MAX_TIME override the sweep's defaults.
+.PHONY: bench
+bench: all
+	@sh $(top_srcdir)/scripts/install-deps
+	@MPIRUN='$(MPIRUN)' sh $(top_srcdir)/scripts/bench-sweep.sh \
+		'$(top_builddir)/bench' '$(top_builddir)/bench/results' \
+		'$(top_srcdir)/bench/plot.gp'
+
+EXTRA_DIST += scripts/bench-sweep.sh scripts/bench-summary.sh bench/plot.gp doc/performance.md \
+	test/bench_options.sh test/bench_validate.sh test/bench_lib.sh

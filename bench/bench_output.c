@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* OSU's output layout (size, then latencies at 2 decimals in 18-wide
+ * columns), the added algbw/busbw/baseline/validation columns, and the
+ * JSON file of --json. Called on rank 0 only. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "bench_output.h"
+
+#define SIZE_W 10
+#define LAT_W 18
+#define COL_W 14
+
+static const char *check_mode(void)
+{
+    const char *v = getenv("TCOMM_CHECK");
+    return v && *v ? v : "default";
+}
+
+void bench_print_header(const bench_run_t *r)
+{
+    const bench_opts_t *o = r->opt;
+    printf("# OSU MPI-tcomm %s Latency Test v%d.%d.%d\n", r->coll->title,
+           TCOMM_VERSION_MAJOR, TCOMM_VERSION_MINOR, TCOMM_VERSION_PATCH);
+    printf("# ranks %d, dtype %s, device %s", r->np,
+           bench_dtype_name(o->dtype), o->cuda ? "cuda" : "host");
+    if (r->coll->has_dim)
+        printf(", dim %d of [rows<=64, n/rows]", o->dim);
+    printf(", TCOMM_CHECK=%s, %s forms\n", check_mode(),
+           o->alloc ? "allocating" : "_into");
+    if (o->baseline)
+        printf("# MPI: the raw MPI call on the same bytes, interleaved in "
+               "%d blocks; Med: median\n# of the per-block means; Ratio = "
+               "Med / MPI Med\n", BENCH_BLOCKS);
+    if (r->coll->sized)
+        printf("%-*s", SIZE_W, "# Size");
+    else
+        printf("#");
+    printf("%*s", LAT_W, "Avg Latency(us)");
+    if (o->full)
+        printf("%*s%*s%*s", LAT_W, "Min Latency(us)", LAT_W,
+               "Max Latency(us)", 12, "Iterations");
+    if (r->coll->sized)
+        printf("%*s%*s", COL_W, "algbw(GB/s)", COL_W, "busbw(GB/s)");
+    if (o->baseline)
+        printf("%*s%*s%*s%*s", COL_W, "MPI Avg(us)", COL_W, "Med(us)",
+               COL_W, "MPI Med(us)", 9, "Ratio");
+    if (o->validate)
+        printf("%*s", 12, "Validation");
+    printf("\n");
+    fflush(stdout);
+}
+
+static double algbw(const bench_run_t *r, const bench_result_t *res)
+{
+    double bytes = r->coll->algbw_bytes(r);
+    return res->avg_us > 0.0 ? bytes / (res->avg_us * 1e3) : 0.0;
+}
+
+void bench_print_row(const bench_run_t *r, const bench_result_t *res)
+{
+    const bench_opts_t *o = r->opt;
+    double bw = algbw(r, res);
+    if (r->coll->sized)
+        printf("%-*zu", SIZE_W, res->bytes);
+    else
+        printf(" ");
+    printf("%*.2f", LAT_W, res->avg_us);
+    if (o->full)
+        printf("%*.2f%*.2f%*ld", LAT_W, res->min_us, LAT_W, res->max_us, 12,
+               res->iters);
+    if (r->coll->sized)
+        printf("%*.4f%*.4f", COL_W, bw, COL_W,
+               bw * r->coll->bus_factor(r->np));
+    if (o->baseline && res->has_mpi)
+        printf("%*.2f%*.2f%*.2f%*.3f", COL_W, res->mpi_avg_us, COL_W,
+               res->med_us, COL_W, res->mpi_med_us, 9,
+               res->med_us / res->mpi_med_us);
+    else if (o->baseline)
+        printf("%*s%*.2f%*s%*s", COL_W, "-", COL_W, res->med_us, COL_W, "-",
+               9, "-");
+    if (o->validate)
+        printf("%*s", 12, res->valid ? "Pass" : "Fail");
+    printf("\n");
+    fflush(stdout);
+}
+
+FILE *bench_json_open(const bench_run_t *r)
+{
+    const bench_opts_t *o = r->opt;
+    FILE *f = fopen(o->json, "w");
+    if (!f)
+        return NULL;
+    fprintf(f, "{\"benchmark\": \"%s\", \"np\": %d, \"dtype\": \"%s\", "
+            "\"device\": \"%s\", \"dim\": %d, \"check\": \"%s\", "
+            "\"forms\": \"%s\", \"blocks\": %d, \"results\": [",
+            r->coll->name, r->np, bench_dtype_name(o->dtype),
+            o->cuda ? "cuda" : "host", o->dim, check_mode(),
+            o->alloc ? "allocating" : "into", BENCH_BLOCKS);
+    return f;
+}
+
+/* One result per line, so that line tools (the sweep's awk) can read it. */
+void bench_json_row(FILE *f, const bench_run_t *r, const bench_result_t *res,
+                    int first)
+{
+    const bench_opts_t *o = r->opt;
+    double bw = algbw(r, res);
+    fprintf(f, "%s\n  {\"bytes\": %zu, \"avg_us\": %.3f, \"min_us\": %.3f, "
+            "\"max_us\": %.3f, \"iterations\": %ld, \"algbw_gbs\": %.4f, "
+            "\"busbw_gbs\": %.4f, \"med_us\": %.3f",
+            first ? "" : ",", res->bytes, res->avg_us, res->min_us,
+            res->max_us, res->iters, bw, bw * r->coll->bus_factor(r->np),
+            res->med_us);
+    if (o->baseline && res->has_mpi)
+        fprintf(f, ", \"mpi_avg_us\": %.3f, \"mpi_med_us\": %.3f, "
+                "\"ratio\": %.4f", res->mpi_avg_us, res->mpi_med_us,
+                res->med_us / res->mpi_med_us);
+    if (o->validate)
+        fprintf(f, ", \"validation\": \"%s\"", res->valid ? "pass" : "fail");
+    fprintf(f, "}");
+}
+
+int bench_json_close(FILE *f)
+{
+    fprintf(f, "\n]}\n");
+    return fclose(f);
+}

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Results of one message size and how the harness prints them. */
+#ifndef TCOMM_BENCH_OUTPUT_H
+#define TCOMM_BENCH_OUTPUT_H
+
+#include <stdio.h>
+
+#include "tcomm_bench.h"
+
+typedef struct {
+    size_t bytes;
+    long iters;       /* timed calls per side */
+    double avg_us;    /* mean over ranks of each rank's mean (OSU) */
+    double min_us;    /* min over ranks of each rank's mean */
+    double max_us;    /* max over ranks of each rank's mean */
+    double med_us;    /* mean over ranks of the median block mean */
+    int has_mpi;      /* the baseline ran at this size */
+    double mpi_avg_us;
+    double mpi_med_us;
+    int valid;        /* -c: every element on every rank matched */
+} bench_result_t;
+
+void bench_print_header(const bench_run_t *r);
+void bench_print_row(const bench_run_t *r, const bench_result_t *res);
+FILE *bench_json_open(const bench_run_t *r);
+void bench_json_row(FILE *f, const bench_run_t *r, const bench_result_t *res,
+                    int first);
+int bench_json_close(FILE *f);
+
+#endif /* TCOMM_BENCH_OUTPUT_H */

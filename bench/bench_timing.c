@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Timing of one message size. The timed calls are split into
+ * BENCH_BLOCKS blocks; with --baseline each tcomm block is followed (or,
+ * every other block, preceded) by a block of the raw MPI call, so machine
+ * noise hits both alike. Each block is timed as a whole after a barrier;
+ * a rank's latency is its mean over all calls (OSU's Avg) and the median
+ * of its block means (Med, robust to a preempted block). */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "bench_timing.h"
+
+static void fail_tcomm(const bench_run_t *r, tcomm_status_t st)
+{
+    fprintf(stderr, "%s: rank %d: %s failed at %zu bytes: %s: %s\n",
+            r->opt->prog, r->rank, r->coll->name, r->bytes,
+            tcomm_status_string(st), tcomm_last_error());
+    MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+void bench_call(bench_run_t *r)
+{
+    tcomm_status_t st = r->coll->run(r);
+    if (st != TCOMM_SUCCESS)
+        fail_tcomm(r, st);
+}
+
+/* Seconds for @p n calls of one side, after a barrier. */
+static double time_block(bench_run_t *r, int mpi, long n)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    if (mpi) {
+        for (long i = 0; i < n; i++)
+            r->coll->baseline(r); /* MPI errors are fatal on r->mpi */
+    } else {
+        for (long i = 0; i < n; i++) {
+            tcomm_status_t st = r->coll->run(r);
+            if (st != TCOMM_SUCCESS)
+                fail_tcomm(r, st);
+        }
+    }
+    return MPI_Wtime() - t0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof(*v), cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* The timed calls per side: -i, capped by --max-time from the warm-up's
+ * latency; rank 0 decides so that every rank runs the same count. */
+static long pick_iters(bench_run_t *r, long iters, double warm_s,
+                       long warm_n)
+{
+    if (r->opt->max_time > 0.0) {
+        if (warm_n == 0) {
+            warm_s = time_block(r, 0, 1);
+            warm_n = 1;
+        }
+        double lat = warm_s / (double)warm_n;
+        long cap = lat > 0.0 ? (long)(r->opt->max_time / lat) : iters;
+        if (cap < iters)
+            iters = cap;
+        if (iters < BENCH_BLOCKS)
+            iters = BENCH_BLOCKS;
+        MPI_Bcast(&iters, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+    }
+    return iters;
+}
+
+void bench_time_size(bench_run_t *r, bench_result_t *res)
+{
+    const bench_opts_t *o = r->opt;
+    int large = r->bytes > BENCH_LARGE_MESSAGE;
+    long iters = large ? o->iters_large : o->iters;
+    long warmup = large ? o->warmup_large : o->warmup;
+    int base = o->baseline && r->mpi_count > 0;
+
+    /* warm-up, both sides */
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    for (long i = 0; i < warmup; i++)
+        bench_call(r);
+    double warm_s = MPI_Wtime() - t0;
+    for (long i = 0; base && i < warmup; i++)
+        r->coll->baseline(r);
+    iters = pick_iters(r, iters, warm_s, warmup);
+
+    int nb = iters < BENCH_BLOCKS ? (int)iters : BENCH_BLOCKS;
+    long per = iters / nb;
+    double blk[BENCH_BLOCKS], mblk[BENCH_BLOCKS], sum = 0.0, msum = 0.0;
+    for (int b = 0; b < nb; b++) {
+        int mpi_first = base && (b % 2);
+        if (mpi_first)
+            mblk[b] = time_block(r, 1, per);
+        blk[b] = time_block(r, 0, per);
+        if (base && !mpi_first)
+            mblk[b] = time_block(r, 1, per);
+        sum += blk[b];
+        msum += base ? mblk[b] : 0.0;
+        blk[b] *= 1e6 / (double)per;
+        mblk[b] = base ? mblk[b] * 1e6 / (double)per : 0.0;
+    }
+    res->bytes = r->bytes;
+    res->iters = per * nb;
+    res->has_mpi = base;
+
+    /* across ranks: mean, min, max of the means; mean of the medians */
+    double mine[4] = {sum * 1e6 / (double)res->iters, median(blk, nb),
+                      msum * 1e6 / (double)res->iters, median(mblk, nb)};
+    double tot[4], lo, hi;
+    MPI_Allreduce(mine, tot, 4, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(&mine[0], &lo, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&mine[0], &hi, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    res->avg_us = tot[0] / r->np;
+    res->med_us = tot[1] / r->np;
+    res->mpi_avg_us = tot[2] / r->np;
+    res->mpi_med_us = tot[3] / r->np;
+    res->min_us = lo;
+    res->max_us = hi;
+}

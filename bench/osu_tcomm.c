@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* osu_tcomm_<collective>: one source for the five programs; the build
+ * names the collective with -DTCOMM_BENCH_COLL=<name> (bench/local.mk).
+ * Buffers are allocated once at the largest size; each size wraps them in
+ * tensors (host) or copies them into device tensors (-d cuda), outside the
+ * timed loop, and calls the _into collectives into a preallocated output
+ * (--alloc: the allocating forms). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_timing.h"
+
+#ifndef TCOMM_BENCH_COLL
+#error "build with -DTCOMM_BENCH_COLL=allreduce (or another collective)"
+#endif
+#define BENCH_STR2(x) #x
+#define BENCH_STR(x) BENCH_STR2(x)
+
+/* Leave with status @p code after a setup error printed on rank 0. */
+static void bench_exit(int code)
+{
+    MPI_Finalize();
+    exit(code);
+}
+
+static void check_setup(bench_run_t *r, tcomm_status_t st, const char *what)
+{
+    if (st == TCOMM_SUCCESS)
+        return;
+    fprintf(stderr, "%s: rank %d: %s: %s: %s\n", r->opt->prog, r->rank, what,
+            tcomm_status_string(st), tcomm_last_error());
+    MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+/* Every rank gets rank 0's verdict; on failure rank 0 printed one line. */
+static void agree_or_exit(int ok, int code)
+{
+    MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (!ok)
+        bench_exit(code);
+}
+
+static void open_graph(bench_run_t *r)
+{
+    tcomm_device_t dev = {r->opt->cuda ? TCOMM_DEVICE_CUDA : TCOMM_DEVICE_HOST,
+                          0};
+    tcomm_status_t st = tcomm_graph_create(dev, &r->graph);
+    int ok = st == TCOMM_SUCCESS;
+    if (!ok && r->opt->cuda && r->rank == 0)
+        fprintf(stderr, "%s: -d cuda: this tcomm cannot use a CUDA "
+                "device: %s\n", r->opt->prog, tcomm_last_error());
+    if (!ok && !r->opt->cuda)
+        check_setup(r, st, "tcomm_graph_create");
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!ok)
+        bench_exit(BENCH_EXIT_USAGE);
+    if (r->opt->cuda && r->opt->baseline && !r->cuda_aware) {
+        if (r->rank == 0)
+            fprintf(stderr, "%s: --baseline with -d cuda needs a "
+                    "CUDA-aware MPI (tcomm_comm_info reports none)\n",
+                    r->opt->prog);
+        bench_exit(BENCH_EXIT_USAGE);
+    }
+}
+
+static void alloc_buffers(bench_run_t *r)
+{
+    size_t max = r->coll->sized ? r->opt->max_bytes : 64;
+    r->in_cap = max;
+    r->out_cap = max * (r->coll->kind == BENCH_ALLGATHER ? r->np : 1);
+    int ok = posix_memalign(&r->in_buf, 4096, r->in_cap) == 0 &&
+             posix_memalign(&r->out_buf, 4096, r->out_cap) == 0 &&
+             (r->check_buf = malloc(r->out_cap)) != NULL;
+    if (!ok)
+        fprintf(stderr, "%s: rank %d: cannot allocate %zu + %zu bytes of "
+                "buffers (lower -m)\n", r->opt->prog, r->rank, r->in_cap,
+                r->out_cap);
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!ok)
+        bench_exit(1);
+    bench_poison(r->in_buf, r->in_cap);
+    bench_poison(r->out_buf, r->out_cap);
+}
+
+/* Tensors of the current size over the buffers (host), or device copies
+ * of them (cuda); the baseline uses the same memory. */
+static void make_tensors(bench_run_t *r)
+{
+    tcomm_dtype_t dt = r->opt->dtype;
+    tcomm_status_t st;
+    if (!r->coll->sized)
+        return;
+    if (!r->opt->cuda) {
+        st = tcomm_tensor_wrap(r->graph, dt, r->in_buf, r->ndim, r->in_shape,
+                               &r->in);
+        check_setup(r, st, "tcomm_tensor_wrap");
+        if (r->coll->kind != BENCH_BCAST) {
+            st = tcomm_tensor_wrap(r->graph, dt, r->out_buf, r->ndim,
+                                   r->out_shape, &r->out);
+            check_setup(r, st, "tcomm_tensor_wrap");
+        }
+    } else {
+        st = tcomm_tensor_from_host(r->graph, dt, r->in_buf, r->ndim,
+                                    r->in_shape, &r->in);
+        check_setup(r, st, "tcomm_tensor_from_host");
+        if (r->coll->kind != BENCH_BCAST) {
+            /* the poisoned out_buf, so that -c sees unwritten elements */
+            st = tcomm_tensor_from_host(r->graph, dt, r->out_buf, r->ndim,
+                                        r->out_shape, &r->out);
+            check_setup(r, st, "tcomm_tensor_from_host");
+        }
+    }
+    r->mpi_in = tcomm_tensor_data(r->in);
+    r->mpi_out = r->out ? tcomm_tensor_data(r->out) : r->mpi_in;
+}
+
+static void drop_tensors(bench_run_t *r)
+{
+    tcomm_tensor_release(r->result);
+    tcomm_tensor_release(r->out);
+    tcomm_tensor_release(r->in);
+    r->result = r->out = r->in = NULL;
+}
+
+/* Inputs of (rank, index) values, outputs poisoned; one call; every
+ * element compared with the reference on every rank. */
+static int validate(bench_run_t *r)
+{
+    size_t out_bytes = r->out_count * r->esize;
+    int bad = 0;
+    if (r->coll->sized) {
+        drop_tensors(r);
+        if (r->coll->kind == BENCH_BCAST && r->rank != 0)
+            bench_poison(r->in_buf, r->in_count * r->esize);
+        else
+            bench_fill(r->opt->dtype, r->in_buf, r->in_count, r->rank);
+        bench_poison(r->out_buf, out_bytes);
+        make_tensors(r);
+    }
+    bench_call(r);
+    if (r->coll->sized) {
+        tcomm_tensor_t *t = r->result ? r->result : r->out ? r->out : r->in;
+        const void *data = tcomm_tensor_data(t);
+        if (r->opt->cuda) {
+            check_setup(r, tcomm_tensor_to_host(t, r->check_buf, out_bytes),
+                        "tcomm_tensor_to_host");
+            data = r->check_buf;
+        }
+        size_t nbad = tcomm_tensor_numel(t) == r->out_count
+                          ? bench_compare(r, data) : r->out_count;
+        if (nbad)
+            fprintf(stderr, "%s: rank %d: %zu of %zu elements wrong at %zu "
+                    "bytes\n", r->opt->prog, r->rank, nbad, r->out_count,
+                    r->bytes);
+        bad = nbad != 0;
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    return !bad;
+}
+
+static void run_sizes(bench_run_t *r, FILE *json, int *failed)
+{
+    const bench_opts_t *o = r->opt;
+    size_t lo = r->coll->sized ? o->min_bytes : 0;
+    size_t hi = r->coll->sized ? o->max_bytes : 0;
+    int first = 1;
+    for (size_t bytes = lo; bytes <= hi; bytes = bytes ? bytes * 2 : 1) {
+        bench_result_t res = {0};
+        r->bytes = bytes;
+        if (!r->coll->setup(r, bytes))
+            continue; /* not a whole shape of this dtype and world size */
+        if (r->coll->sized)
+            bench_fill(o->dtype, r->in_buf, r->in_count, r->rank);
+        make_tensors(r);
+        bench_time_size(r, &res);
+        res.valid = o->validate ? validate(r) : 1;
+        *failed |= !res.valid;
+        drop_tensors(r);
+        if (r->rank == 0) {
+            bench_print_row(r, &res);
+            if (json)
+                bench_json_row(json, r, &res, first);
+        }
+        first = 0;
+    }
+}
+
+int main(int argc, char **argv)
+{
+    const bench_coll_t *coll = bench_coll_find(BENCH_STR(TCOMM_BENCH_COLL));
+    bench_opts_t opt;
+    bench_run_t r;
+    tcomm_comm_info_t info;
+    FILE *json = NULL;
+    int failed = 0;
+
+    bench_parse(argc, argv, coll, &opt);
+    MPI_Init(&argc, &argv);
+    memset(&r, 0, sizeof(r));
+    r.opt = &opt;
+    r.coll = coll;
+    r.esize = bench_dtype_size(opt.dtype);
+    MPI_Comm_rank(MPI_COMM_WORLD, &r.rank);
+    check_setup(&r, tcomm_comm_create_mpi(MPI_COMM_WORLD, &r.comm),
+                "tcomm_comm_create_mpi");
+    check_setup(&r, tcomm_comm_info(r.comm, &info), "tcomm_comm_info");
+    r.np = info.world_size;
+    r.cuda_aware = info.cuda_aware;
+    MPI_Comm_dup(MPI_COMM_WORLD, &r.mpi);
+    open_graph(&r);
+    alloc_buffers(&r);
+
+    if (opt.json && r.rank == 0) {
+        json = bench_json_open(&r);
+        if (!json)
+            fprintf(stderr, "%s: --json: cannot write '%s'\n", opt.prog,
+                    opt.json);
+    }
+    agree_or_exit(!opt.json || r.rank != 0 || json != NULL,
+                  BENCH_EXIT_USAGE);
+
+    if (r.rank == 0)
+        bench_print_header(&r);
+    run_sizes(&r, json, &failed);
+    if (json && bench_json_close(json) != 0) {
+        fprintf(stderr, "%s: --json: error writing '%s'\n", opt.prog,
+                opt.json);
+        failed = 1;
+    }
+
+    free(r.check_buf);
+    free(r.out_buf);
+    free(r.in_buf);
+    MPI_Comm_free(&r.mpi);
+    tcomm_graph_destroy(r.graph);
+    tcomm_comm_destroy(r.comm);
+    MPI_Finalize();
+    return failed ? 1 : 0;
+}

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The OSU-style harness shared by the osu_tcomm_* programs: options, the
+ * table of collectives, validation helpers. It uses only the public API
+ * (tcomm.h, tcomm_mpi.h) and no CUDA header. */
+#ifndef TCOMM_BENCH_H
+#define TCOMM_BENCH_H
+
+#include <mpi.h>
+#include <stddef.h>
+
+#include "tcomm.h"
+#include "tcomm_mpi.h"
+
+/* Exit status of a bad option or value (one line on stderr). */
+#define BENCH_EXIT_USAGE 2
+/* Messages above this size use the "large" iteration counts (OSU). */
+#define BENCH_LARGE_MESSAGE 8192
+/* Blocks per timed size: tcomm and MPI alternate block by block. */
+#define BENCH_BLOCKS 20
+
+typedef enum {
+    BENCH_ALLREDUCE,
+    BENCH_ALLGATHER,
+    BENCH_REDUCE_SCATTER,
+    BENCH_BCAST,
+    BENCH_BARRIER,
+    BENCH_KIND_COUNT
+} bench_kind_t;
+
+typedef struct {
+    const char *prog;      /* argv[0] without its directory */
+    size_t min_bytes;      /* -m MIN: (0: the dtype's size) */
+    size_t max_bytes;      /* -m MAX */
+    int iters;             /* -i, messages up to BENCH_LARGE_MESSAGE */
+    int iters_large;       /* -i, larger messages */
+    int warmup;            /* -x */
+    int warmup_large;
+    int full;              /* -f: min, max, iterations columns */
+    int validate;          /* -c */
+    tcomm_dtype_t dtype;   /* -T */
+    int cuda;              /* -d cuda */
+    int dim;               /* --dim (allgather, reduce_scatter) */
+    int baseline;          /* --baseline */
+    const char *json;      /* --json FILE */
+    int alloc;             /* --alloc: the allocating forms */
+    double max_time;       /* --max-time S: cap per size and side */
+} bench_opts_t;
+
+struct bench_run;
+
+/* One row of the table of collectives. */
+typedef struct {
+    bench_kind_t kind;
+    const char *name;       /* "allreduce": osu_tcomm_<name> */
+    const char *title;      /* "Allreduce" in the header line */
+    int sized;              /* 0: barrier (no message) */
+    int has_dim;            /* --dim applies */
+    /* Shapes for a message of @p bytes per rank; 0: size not valid here. */
+    int (*setup)(struct bench_run *r, size_t bytes);
+    /* Bytes moved for algbw (nccl-tests' size) and the busbw factor. */
+    double (*algbw_bytes)(const struct bench_run *r);
+    double (*bus_factor)(int np);
+    tcomm_status_t (*run)(struct bench_run *r);  /* one tcomm call */
+    int (*baseline)(struct bench_run *r);        /* one raw MPI call */
+    /* The expected value of output element @p i on this rank. */
+    double (*expect)(const struct bench_run *r, size_t i);
+} bench_coll_t;
+
+/* State of one program run; the per-size fields change with each size. */
+typedef struct bench_run {
+    const bench_opts_t *opt;
+    const bench_coll_t *coll;
+    tcomm_comm_t *comm;
+    tcomm_graph_t *graph;
+    MPI_Comm mpi;            /* a dup of MPI_COMM_WORLD for the baseline */
+    int rank, np, cuda_aware;
+    size_t esize;            /* bytes per element */
+    void *in_buf, *out_buf;  /* host buffers, allocated once */
+    void *check_buf;         /* host copy of the output (-c) */
+    size_t in_cap, out_cap;  /* their sizes in bytes */
+    /* current size */
+    size_t bytes;            /* message size per rank (input bytes) */
+    int ndim;
+    size_t in_shape[2], out_shape[2];
+    size_t in_count, out_count;
+    tcomm_tensor_t *in, *out; /* out == in for broadcast (in place) */
+    tcomm_tensor_t *result;   /* --alloc: the last returned tensor */
+    /* the raw MPI call on the same bytes */
+    void *mpi_in, *mpi_out;   /* its buffers (device ones with -d cuda) */
+    MPI_Datatype mpi_type;
+    size_t mpi_count;         /* elements of mpi_type; 0: no baseline */
+} bench_run_t;
+
+/* bench_colls.c */
+const bench_coll_t *bench_coll_find(const char *name);
+const bench_coll_t *bench_coll_at(int index);
+
+/* bench_options.c: parse or exit (status 2 on a bad option, 0 on -h).
+ * Messages are printed by the rank that would be rank 0. */
+void bench_parse(int argc, char **argv, const bench_coll_t *coll,
+                 bench_opts_t *opt);
+void bench_die_usage(const bench_opts_t *opt, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3), noreturn));
+int bench_launcher_rank(void);
+
+/* bench_data.c: dtypes, fill, compare */
+const char *bench_dtype_name(tcomm_dtype_t dtype);
+int bench_dtype_parse(const char *text, tcomm_dtype_t *dtype);
+size_t bench_dtype_size(tcomm_dtype_t dtype);
+MPI_Datatype bench_mpi_type(tcomm_dtype_t dtype);
+/* The value rank @p rank puts at input index @p i: a small integer,
+ * exact in every dtype, whose sums over ranks stay exact. */
+double bench_value(int rank, size_t i);
+void bench_fill(tcomm_dtype_t dtype, void *buf, size_t count, int rank);
+void bench_poison(void *buf, size_t bytes);
+double bench_load(tcomm_dtype_t dtype, const void *buf, size_t i);
+/* Number of output elements that differ from coll->expect. */
+size_t bench_compare(const bench_run_t *r, const void *out);
+
+#endif /* TCOMM_BENCH_H */
