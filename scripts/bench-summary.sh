@@ -1,0 +1,65 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# The summary table of `make bench` from bench/results/*.dat (written by
+# bench-sweep.sh): size, tcomm and raw MPI latency (median of the
+# interleaved block means, us), their ratio and difference, and the speed
+# target of issue 4 that applies at that size, if any. Rows at the sizes
+# of BENCH_SHOW (and every missed target) are printed.
+#
+# usage: bench-summary.sh OUTDIR
+set -eu
+
+outdir=${1:-bench/results}
+show=${BENCH_SHOW:-"4 64 1024 65536 1048576 16777216"}
+
+awk -v show="$show" '
+function check(ok, what) {
+    checks++
+    if (ok) return "ok   " what
+    misses++
+    return "MISS " what
+}
+# The target at this size for result set `name`, "" where none applies.
+function judge(b, r, d) {
+    if (name == "allreduce_f32_nocheck") {
+        if (b >= 65536) return check(r <= 1.03, "ratio <= 1.03")
+        if (b <= 1024) return check(d <= 0.3, "+0.3 us")
+    } else if (name == "allreduce_f32") {
+        if (b >= 65536) return check(r <= 1.05, "ratio <= 1.05")
+        if (b < 1024) return check(d <= 1.0, "+1 us")
+    } else if (name ~ /^allreduce_b?f16/) {
+        if (b >= 65536) return check(r <= 1.10, "ratio <= 1.1 (MPI f32)")
+    } else if (name ~ /^(allgather|reduce_scatter)_.*_dim1$/) {
+        if (b >= 1048576) return check(r <= 1.15, "ratio <= 1.15 (dim 0)")
+    } else if (name ~ /^bcast/) {
+        if (b >= 65536) return check(r <= 1.03, "ratio <= 1.03")
+        if (b <= 1024) return check(d <= 0.5, "+0.5 us")
+    } else if (name ~ /^barrier/) {
+        return check(d <= 0.5, "+0.5 us")
+    }
+    return ""
+}
+BEGIN {
+    n = split(show, s, " ")
+    for (i = 1; i <= n; i++) wanted[s[i]] = 1
+    printf "%-26s %9s %10s %10s %7s %8s  %s\n", "# result", "size",
+           "tcomm us", "MPI us", "ratio", "diff us", "target"
+}
+FNR == 1 {
+    name = FILENAME
+    sub(/.*\//, "", name)
+    sub(/\.dat$/, "", name)
+}
+{
+    b = $1; t = $2; m = $3
+    if (m == "nan") next
+    r = t / m; d = t - m
+    verdict = judge(b, r, d)
+    if ((b in wanted) || name ~ /^barrier/ || verdict ~ /^MISS/)
+        printf "%-26s %9d %10.2f %10.2f %7.3f %+8.2f  %s\n", name, b, t, m,
+               r, d, verdict
+}
+END {
+    printf "# targets: %d checked, %d missed\n", checks, misses
+}
+' "$outdir"/*.dat

@@ -1,0 +1,97 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# The `make bench` sweep: every osu_tcomm_* program on BENCH_NP ranks with
+# --baseline -c -f, f32 and bf16 (and f16, and TCOMM_CHECK=0 for
+# allreduce), dims 0 and 1 for allgather and reduce_scatter, 4 B to 16 MiB.
+# Leaves bench/results/<name>.txt, .json, .dat, a PNG per collective and
+# summary.txt, and prints the summary with the speed targets of issue 4.
+#
+# usage: bench-sweep.sh BINDIR OUTDIR PLOT_GP
+# environment: MPIRUN, BENCH_NP (2), BENCH_SIZES (4:16M),
+#              BENCH_MAX_TIME (0.2 s per size and side), BENCH_ONLY (a
+#              regular expression on the result names)
+set -eu
+
+bindir=${1:-bench}
+outdir=${2:-bench/results}
+plotgp=${3:-$(dirname "$0")/../bench/plot.gp}
+np=${BENCH_NP:-2}
+sizes=${BENCH_SIZES:-4:16M}
+maxtime=${BENCH_MAX_TIME:-0.2}
+only=${BENCH_ONLY:-.}
+mpirun=${MPIRUN:-mpirun}
+
+# Open MPI refuses root and more ranks than cores without these flags.
+mpiflags=""
+if "$mpirun" --version 2>&1 | grep -q "Open MPI"; then
+    mpiflags="--oversubscribe"
+    [ "$(id -u)" -eq 0 ] && mpiflags="$mpiflags --allow-run-as-root"
+fi
+
+mkdir -p "$outdir"
+start=$(date +%s)
+
+# run NAME PROGRAM [ENV=VALUE] -- OPTIONS...
+run() {
+    name=$1 prog=$2
+    shift 2
+    envs=""
+    while [ "$1" != "--" ]; do envs="$envs $1"; shift; done
+    shift
+    echo "$name" | grep -Eq "$only" || return 0
+    echo "bench: $name" >&2
+    # shellcheck disable=SC2086
+    env $envs "$mpirun" $mpiflags -np "$np" "$bindir/osu_tcomm_$prog" \
+        -m "$sizes" -f -c --baseline -i 10000 --max-time "$maxtime" \
+        --json "$outdir/$name.json" "$@" > "$outdir/$name.txt"
+    tojdat < "$outdir/$name.json" > "$outdir/$name.dat"
+}
+
+# One line per result in the JSON: bytes med mpi_med avg mpi_avg ratio.
+tojdat() {
+    awk 'function num(key,   s) {
+             if (!match($0, "\"" key "\": [-0-9.e+]+")) return "nan"
+             s = substr($0, RSTART, RLENGTH); sub(/.*: /, "", s); return s
+         }
+         /"bytes":/ { print num("bytes"), num("med_us"), num("mpi_med_us"),
+                            num("avg_us"), num("mpi_avg_us"), num("ratio") }'
+}
+
+run allreduce_f32 allreduce -- -T f32
+run allreduce_f32_nocheck allreduce TCOMM_CHECK=0 -- -T f32
+run allreduce_bf16 allreduce -- -T bf16
+run allreduce_f16 allreduce -- -T f16
+for c in allgather reduce_scatter; do
+    for t in f32 bf16; do
+        for d in 0 1; do
+            run "${c}_${t}_dim$d" "$c" -- -T "$t" --dim "$d"
+        done
+    done
+done
+run bcast_f32 bcast -- -T f32
+run bcast_bf16 bcast -- -T bf16
+run barrier barrier --
+run barrier_nocheck barrier TCOMM_CHECK=0 --
+
+# A PNG per collective: latency against size, tcomm and raw MPI.
+if command -v gnuplot > /dev/null 2>&1; then
+    for c in allreduce allgather reduce_scatter bcast barrier; do
+        files="" titles=""
+        for f in "$outdir/${c}"_*.dat "$outdir/${c}.dat"; do
+            [ -f "$f" ] || continue
+            t=$(basename "$f" .dat)
+            t=${t#"${c}"}
+            t=${t#_}
+            files="$files $f" titles="$titles ${t:-default}"
+        done
+        [ -n "$files" ] || continue
+        gnuplot -e "coll='$c'; files='$files'; titles='$titles'; \
+                    out='$outdir/$c.png'; np=$np" "$plotgp"
+    done
+else
+    echo "bench: gnuplot not found: no plots (scripts/install-deps)" >&2
+fi
+
+# The summary, with the targets of issue 4 (ratio = Med / MPI Med).
+sh "$(dirname "$0")/bench-summary.sh" "$outdir" | tee "$outdir/summary.txt"
+echo "bench: $(($(date +%s) - start)) s; results in $outdir"
