@@ -1,0 +1,40 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Sourced by test/bench_*.sh: where the osu_tcomm_* programs are and how
+# to start them on N ranks. TCOMM_BUILDDIR comes from `make check`.
+bindir="${TCOMM_BUILDDIR:-$(pwd)}/bench"
+mpirun="${MPIRUN:-mpirun}"
+# Root may run mpirun here (containers and CI run as root).
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+mpiflags=""
+if "$mpirun" --version 2>&1 | grep -q "Open MPI"; then
+    mpiflags="--oversubscribe"
+fi
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/tcomm-bench.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+
+for p in allreduce allgather reduce_scatter bcast barrier; do
+    if [ ! -x "$bindir/osu_tcomm_$p" ]; then
+        echo "bench test: $bindir/osu_tcomm_$p is not built" >&2
+        exit 99
+    fi
+done
+
+# on_ranks N PROGRAM ARGS...: run on N ranks (1: as a singleton).
+on_ranks() {
+    n=$1
+    prog=$2
+    shift 2
+    if [ "$n" -eq 1 ]; then
+        timeout 60 "$bindir/osu_tcomm_$prog" "$@"
+    else
+        # shellcheck disable=SC2086
+        timeout 60 "$mpirun" $mpiflags -np "$n" \
+            "$bindir/osu_tcomm_$prog" "$@"
+    fi
+}
+
+fail() {
+    echo "FAIL: $*"
+    failures=$((failures + 1))
+}
