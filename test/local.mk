@@ -14,3 +14,7 @@ test_mpi_collectives_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 test_mpi_collectives_LDADD = libtcomm_internal.la $(CHECK_LIBS)
 TESTS += test/mpi_collectives-np1.mpitest test/mpi_collectives-np2.mpitest \
 	test/mpi_collectives-np3.mpitest test/mpi_collectives-np4.mpitest
+
+# An outside program against the installed library, via pkg-config.
+TESTS += test/install-check.sh
+EXTRA_DIST += test/install-check.sh test/contract_program.c

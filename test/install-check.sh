@@ -1,0 +1,29 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# `make install` into a staging root, then build test/contract_program.c
+# (public contract only) with `pkg-config --cflags --libs tcomm` and run it
+# at 4 ranks against the installed shared library.
+set -eu
+build=${TCOMM_BUILDDIR:?run through make check}
+src=${srcdir:-.}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+make -s -C "$build" install DESTDIR="$tmp" >"$tmp/install.log" 2>&1 ||
+    { cat "$tmp/install.log"; exit 1; }
+libdir=$(sed -n 's/^libdir=//p' "$build/tcomm.pc")
+prefix=$(sed -n 's/^prefix=//p' "$build/tcomm.pc")
+libdir=$(echo "$libdir" | sed "s|\${exec_prefix}|$prefix|;s|\${prefix}|$prefix|")
+export PKG_CONFIG_PATH="$tmp$libdir/pkgconfig"
+export PKG_CONFIG_SYSROOT_DIR="$tmp"
+flags=$(pkg-config --cflags --libs tcomm)
+echo "pkg-config --cflags --libs tcomm: $flags"
+for h in tcomm.h tcomm_mpi.h tcomm_backend.h; do
+    [ -f "$tmp$prefix/include/$h" ] || { echo "missing $h"; exit 1; }
+done
+# shellcheck disable=SC2086
+${TCOMM_CC:-mpicc} -o "$tmp/contract" "$src/test/contract_program.c" \
+    $flags -lm
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+LD_LIBRARY_PATH="$tmp$libdir" timeout 120 \
+    ${MPIRUN:-mpirun} --oversubscribe -np 4 "$tmp/contract"
