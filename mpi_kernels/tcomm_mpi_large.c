@@ -1,0 +1,219 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Large-count safe MPI collectives.
+ *
+ * Counts up to tcomm_mpi_count_limit (INT_MAX by default) take the one
+ * plain MPI call, with no allocation. Beyond it: the MPI-4 _c call where
+ * MPI_VERSION >= 4 and the limit is the default one (a lowered limit is a
+ * test asking for the splitting path), else pieces of at most the limit:
+ *   allreduce, bcast: consecutive pieces;
+ *   allgatherv: when a count or a displacement does not fit, each rank's
+ *     block is broadcast from its owner in pieces (n broadcasts instead of
+ *     one allgatherv: slower, but only above 2^31 elements);
+ *   reduce_scatter_block: each block is reduced to its owner in pieces
+ *     (MPI_Reduce), for the same reason.
+ * Every rank takes the same path, since the choice depends only on the
+ * arguments that must agree across ranks. */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tcomm_host_kernels.h"
+#include "tcomm_mpi_kernels.h"
+
+size_t tcomm_mpi_count_limit = INT_MAX;
+
+/* The per-call limit actually used: 1..INT_MAX. */
+static size_t count_limit(void)
+{
+    size_t lim = tcomm_mpi_count_limit;
+    return lim == 0 || lim > INT_MAX ? (size_t)INT_MAX : lim;
+}
+
+#if MPI_VERSION >= 4
+/* The _c calls are for real large counts, not for a lowered test limit. */
+static int use_large_count_calls(void)
+{
+    return count_limit() == (size_t)INT_MAX;
+}
+#endif
+
+int tcomm_mpi_allreduce(const void *sendbuf, void *recvbuf, size_t count,
+                        tcomm_dtype_t dtype, MPI_Op op, MPI_Comm comm)
+{
+    MPI_Datatype type = tcomm_mpi_datatype(dtype);
+    size_t lim = count_limit(), es = tcomm_kernel_elsize(dtype), off, p;
+    int rc = MPI_SUCCESS;
+
+    if (type == MPI_DATATYPE_NULL)
+        return MPI_ERR_TYPE;
+    if (count <= lim)
+        return MPI_Allreduce(sendbuf, recvbuf, (int)count, type, op, comm);
+#if MPI_VERSION >= 4
+    if (use_large_count_calls())
+        return MPI_Allreduce_c(sendbuf, recvbuf, (MPI_Count)count, type, op,
+                               comm);
+#endif
+    for (off = 0; off < count && rc == MPI_SUCCESS; off += p) {
+        p = count - off < lim ? count - off : lim;
+        rc = MPI_Allreduce(sendbuf == MPI_IN_PLACE
+                               ? MPI_IN_PLACE
+                               : (const char *)sendbuf + off * es,
+                           (char *)recvbuf + off * es, (int)p, type, op,
+                           comm);
+    }
+    return rc;
+}
+
+int tcomm_mpi_bcast(void *buf, size_t count, tcomm_dtype_t dtype, int root,
+                    MPI_Comm comm)
+{
+    MPI_Datatype type = tcomm_mpi_datatype(dtype);
+    size_t lim = count_limit(), es = tcomm_kernel_elsize(dtype), off, p;
+    int rc = MPI_SUCCESS;
+
+    if (type == MPI_DATATYPE_NULL)
+        return MPI_ERR_TYPE;
+    if (count <= lim)
+        return MPI_Bcast(buf, (int)count, type, root, comm);
+#if MPI_VERSION >= 4
+    if (use_large_count_calls())
+        return MPI_Bcast_c(buf, (MPI_Count)count, type, root, comm);
+#endif
+    for (off = 0; off < count && rc == MPI_SUCCESS; off += p) {
+        p = count - off < lim ? count - off : lim;
+        rc = MPI_Bcast((char *)buf + off * es, (int)p, type, root, comm);
+    }
+    return rc;
+}
+
+/* int arrays for MPI_Allgatherv: on the stack up to this many ranks. */
+#define TCOMM_STACK_RANKS 128
+
+static int allgatherv_int(const void *sendbuf, size_t sendcount,
+                          void *recvbuf, const size_t *counts,
+                          const size_t *displs, MPI_Datatype type,
+                          int nranks, MPI_Comm comm)
+{
+    int stack[2 * TCOMM_STACK_RANKS], *ic = stack, rc, r;
+
+    if (nranks < 1)
+        return MPI_ERR_COMM;
+    if (nranks > TCOMM_STACK_RANKS) {
+        ic = malloc(2 * (size_t)nranks * sizeof *ic);
+        if (ic == NULL)
+            return MPI_ERR_NO_MEM;
+    }
+    for (r = 0; r < nranks; r++) {
+        ic[r] = (int)counts[r];
+        ic[nranks + r] = (int)displs[r];
+    }
+    rc = MPI_Allgatherv(sendbuf, (int)sendcount, type, recvbuf, ic,
+                        ic + nranks, type, comm);
+    if (ic != stack)
+        free(ic);
+    return rc;
+}
+
+#if MPI_VERSION >= 4
+static int allgatherv_c(const void *sendbuf, size_t sendcount, void *recvbuf,
+                        const size_t *counts, const size_t *displs,
+                        MPI_Datatype type, int nranks, MPI_Comm comm)
+{
+    MPI_Count *cc = malloc((size_t)nranks * sizeof *cc);
+    MPI_Aint *cd = malloc((size_t)nranks * sizeof *cd);
+    int rc = MPI_ERR_NO_MEM;
+
+    if (cc != NULL && cd != NULL) {
+        for (int r = 0; r < nranks; r++) {
+            cc[r] = (MPI_Count)counts[r];
+            cd[r] = (MPI_Aint)displs[r];
+        }
+        rc = MPI_Allgatherv_c(sendbuf, (MPI_Count)sendcount, type, recvbuf,
+                              cc, cd, type, comm);
+    }
+    free(cc);
+    free(cd);
+    return rc;
+}
+#endif
+
+int tcomm_mpi_allgatherv(const void *sendbuf, size_t sendcount,
+                         void *recvbuf, const size_t *counts,
+                         const size_t *displs, tcomm_dtype_t dtype,
+                         MPI_Comm comm)
+{
+    MPI_Datatype type = tcomm_mpi_datatype(dtype);
+    size_t lim = count_limit(), es = tcomm_kernel_elsize(dtype);
+    int nranks, rank, rc, r, fits = 1, regular = 1;
+
+    if (type == MPI_DATATYPE_NULL)
+        return MPI_ERR_TYPE;
+    if ((rc = MPI_Comm_size(comm, &nranks)) != MPI_SUCCESS ||
+        (rc = MPI_Comm_rank(comm, &rank)) != MPI_SUCCESS)
+        return rc;
+    for (r = 0; r < nranks; r++) {
+        fits &= counts[r] <= lim && displs[r] <= lim;
+        regular &= counts[r] == counts[0] && displs[r] == r * counts[0];
+    }
+    if (fits && regular) /* equal blocks back to back: plain allgather */
+        return MPI_Allgather(sendbuf, (int)sendcount, type, recvbuf,
+                             (int)counts[0], type, comm);
+    if (fits)
+        return allgatherv_int(sendbuf, sendcount, recvbuf, counts, displs,
+                              type, nranks, comm);
+#if MPI_VERSION >= 4
+    if (use_large_count_calls())
+        return allgatherv_c(sendbuf, sendcount, recvbuf, counts, displs,
+                            type, nranks, comm);
+#endif
+    /* Too large for int counts: each block from its owner. */
+    for (r = 0; r < nranks; r++) {
+        char *dst = (char *)recvbuf + displs[r] * es;
+        if (counts[r] == 0)
+            continue;
+        if (r == rank && sendbuf != MPI_IN_PLACE)
+            memcpy(dst, sendbuf, counts[r] * es);
+        rc = tcomm_mpi_bcast(dst, counts[r], dtype, r, comm);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+int tcomm_mpi_reduce_scatter_block(const void *sendbuf, void *recvbuf,
+                                   size_t count, tcomm_dtype_t dtype,
+                                   MPI_Op op, MPI_Comm comm)
+{
+    MPI_Datatype type = tcomm_mpi_datatype(dtype);
+    size_t lim = count_limit(), es = tcomm_kernel_elsize(dtype), off, p;
+    int nranks, rank, rc, r;
+
+    if (type == MPI_DATATYPE_NULL)
+        return MPI_ERR_TYPE;
+    if (count <= lim)
+        return MPI_Reduce_scatter_block(sendbuf, recvbuf, (int)count, type,
+                                        op, comm);
+#if MPI_VERSION >= 4
+    if (use_large_count_calls())
+        return MPI_Reduce_scatter_block_c(sendbuf, recvbuf,
+                                          (MPI_Count)count, type, op, comm);
+#endif
+    /* The per-block fallback reads every block from sendbuf. */
+    if (sendbuf == MPI_IN_PLACE)
+        return MPI_ERR_BUFFER;
+    if ((rc = MPI_Comm_size(comm, &nranks)) != MPI_SUCCESS ||
+        (rc = MPI_Comm_rank(comm, &rank)) != MPI_SUCCESS)
+        return rc;
+    for (r = 0; r < nranks; r++) {
+        const char *blk = (const char *)sendbuf + (size_t)r * count * es;
+        for (off = 0; off < count; off += p) {
+            p = count - off < lim ? count - off : lim;
+            rc = MPI_Reduce(blk + off * es,
+                            r == rank ? (char *)recvbuf + off * es : NULL,
+                            (int)p, type, op, r, comm);
+            if (rc != MPI_SUCCESS)
+                return rc;
+        }
+    }
+    return MPI_SUCCESS;
+}
