@@ -4,8 +4,9 @@
  * yields the minimum and maximum of every field, so any difference and
  * any local error is seen by all ranks in one small call; only then do
  * the ranks gather the full headers (or the error texts) to name who
- * differs. all_gather needs every rank's size along dim anyway, so it
- * gathers the headers at once. */
+ * differs. The first exchange is the same MPI call for every collective,
+ * so that ranks calling different collectives still meet in it; once they
+ * agree, all_gather exchanges the sizes along dim. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +14,7 @@
 #include "tcomm_frontend.h"
 
 enum {
-    H_KIND, H_SEQ, H_DTYPE, H_OP, H_DIM, H_ROOT, H_NDIM, H_SHAPE,
+    H_KIND, H_SEQ, H_DTYPE, H_OP, H_DIM, H_ROOT, H_DET, H_NDIM, H_SHAPE,
     H_ERR = H_SHAPE + TCOMM_MAX_DIMS, /* fields before H_ERR must agree */
     H_GATHER_IN,  /* all_gather: size along dim */
     H_GATHER_OUT, /* all_gather_into: out's size along dim */
@@ -38,8 +39,10 @@ static void encode(const tcomm_comm_t *comm, const tcomm_call_t *c,
     const tcomm_tensor_t *in = c->in;
     h[H_DTYPE] = in->dtype;
     if (c->kind == TCOMM_COLL_ALL_REDUCE ||
-        c->kind == TCOMM_COLL_REDUCE_SCATTER)
+        c->kind == TCOMM_COLL_REDUCE_SCATTER) {
         h[H_OP] = c->op;
+        h[H_DET] = comm->deterministic; /* the algorithms differ */
+    }
     if (c->kind == TCOMM_COLL_ALL_GATHER ||
         c->kind == TCOMM_COLL_REDUCE_SCATTER)
         h[H_DIM] = c->dim;
@@ -140,6 +143,7 @@ static tcomm_status_t name_mismatch(const tcomm_call_t *c, int n,
         {H_OP, H_OP + 1, "op"},
         {H_DIM, H_DIM + 1, "dim"},
         {H_ROOT, H_ROOT + 1, "root"},
+        {H_DET, H_DET + 1, "deterministic mode"},
         {H_NDIM, H_ERR, "shape"},
     };
     for (size_t f = 0; f < sizeof fields / sizeof fields[0]; f++) {
@@ -222,7 +226,7 @@ tcomm_status_t tcomm_agree(tcomm_comm_t *comm, const tcomm_call_t *call,
     encode(comm, call, local, h);
     int64_t stack[H_LEN * 16], *all = NULL;
     tcomm_status_t st = TCOMM_SUCCESS;
-    if (gather || !comm->ops->allreduce_min_i64) {
+    if (!comm->ops->allreduce_min_i64) { /* every rank gathers headers */
         all = n <= 16 ? stack : malloc((size_t)n * sizeof h);
         if (!all)
             return tcomm_error(TCOMM_ERR_NO_MEMORY,
@@ -238,7 +242,7 @@ tcomm_status_t tcomm_agree(tcomm_comm_t *comm, const tcomm_call_t *call,
                 mm[H_LEN + i] = -v < mm[H_LEN + i] ? -v : mm[H_LEN + i];
             }
         }
-    } else {
+    } else { /* the same call for every collective kind */
         for (int i = 0; i < H_LEN; i++) {
             mm[i] = h[i];
             mm[H_LEN + i] = -h[i];
@@ -266,9 +270,11 @@ tcomm_status_t tcomm_agree(tcomm_comm_t *comm, const tcomm_call_t *call,
         st = name_mismatch(call, n, all);
         goto out;
     }
-    if (gather)
+    if (gather && all) /* the headers carry the sizes */
         st = gather_sizes(call, n, comm->rank, all + H_GATHER_IN,
                           all + H_GATHER_OUT, H_LEN, sizes);
+    else if (gather) /* every rank agreed on all_gather: now the sizes */
+        st = exchange_sizes(comm, call, sizes);
 out:
     if (all && all != stack)
         free(all);
