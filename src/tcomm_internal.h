@@ -24,7 +24,48 @@ typedef struct tcomm_memspace {
     tcomm_status_t (*copy)(void *ctx, void *dst, const void *src,
                            size_t bytes);
     tcomm_status_t (*memset0)(void *ctx, void *dst, size_t bytes);
+    /* tcomm_tensor_wrap: accept or reject a caller's buffer (NULL: any) */
+    tcomm_status_t (*register_buffer)(void *ctx, const void *ptr,
+                                      size_t bytes);
+    /* Device spaces only (NULL on host); see src/device_space.c. alloc,
+     * free, to_host, from_host, copy and memset0 above are complete on
+     * return. The *_async calls, reduce, divide and the reshaping run in
+     * order on the graph's stream: the host sees their effects only after
+     * wait or synchronize. */
+    void (*close)(void *ctx); /* graph destroy: release everything */
+    /* A pinned host buffer of >= bytes owned by ctx, valid until the next
+     * staging call or close (the staged path's double buffers). */
+    tcomm_status_t (*staging)(void *ctx, size_t bytes, void **ptr);
+    tcomm_status_t (*to_host_async)(void *ctx, void *dst, const void *src,
+                                    size_t bytes);
+    tcomm_status_t (*from_host_async)(void *ctx, void *dst, const void *src,
+                                      size_t bytes);
+    tcomm_status_t (*copy_async)(void *ctx, void *dst, const void *src,
+                                 size_t bytes);
+    /* acc[i] = acc[i] op x[i], as tcomm_host_reduce (AVG folds as SUM). */
+    tcomm_status_t (*reduce)(void *ctx, tcomm_dtype_t dtype, tcomm_op_t op,
+                             void *acc, const void *x, size_t n);
+    /* buf[i] /= divisor, as tcomm_host_divide. */
+    tcomm_status_t (*divide)(void *ctx, tcomm_dtype_t dtype, void *buf,
+                             size_t n, double divisor);
+    /* As tcomm_host_gather_unpack and tcomm_host_scatter_pack. */
+    tcomm_status_t (*gather_unpack)(void *ctx, const void *src, void *dst,
+                                    size_t elsize, size_t outer, int nranks,
+                                    const size_t *seg);
+    tcomm_status_t (*scatter_pack)(void *ctx, const void *src, void *dst,
+                                   size_t elsize, size_t outer, int nranks,
+                                   size_t chunk);
+    /* Events: record marks the work queued so far under slot
+     * (0 .. TCOMM_MEMSPACE_SLOTS-1); wait blocks the host until that
+     * work is done; synchronize until all queued work is done. */
+    tcomm_status_t (*record)(void *ctx, int slot);
+    tcomm_status_t (*wait)(void *ctx, int slot);
+    tcomm_status_t (*synchronize)(void *ctx);
+    /* 1: where MPI is CUDA-aware it may take this space's pointers. */
+    int mpi_direct;
 } tcomm_memspace_t;
+
+#define TCOMM_MEMSPACE_SLOTS 4
 
 extern const tcomm_memspace_t tcomm_memspace_host;
 
