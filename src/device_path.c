@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The device path's entry points, called by the MPI backend for tensors
+ * whose graph space is not host memory (cuda, sim). Each collective
+ * takes the direct path (device pointers to MPI) where MPI is CUDA-aware
+ * and the space allows it, else the staged path (pinned host buffers).
+ * Concatenation along dim > 0 is a pack or unpack on the device, before
+ * or after either path, through device scratch. */
+#include <stdlib.h>
+
+#include "device_path.h"
+#include "tcomm_config.h"
+#include "tcomm_log.h"
+
+void tcomm_dev_init(tcomm_dev_t *d, tcomm_mpi_state_t *st,
+                    const tcomm_tensor_t *t)
+{
+    d->st = st;
+    d->sp = t->graph->space;
+    d->ctx = t->graph->space_ctx;
+    d->dtype = t->dtype;
+    d->el = tcomm_dtype_size(t->dtype);
+    d->det = st->owner ? st->owner->deterministic
+                       : tcomm_config()->deterministic;
+}
+
+tcomm_status_t tcomm_dev_scratch(const tcomm_dev_t *d, size_t bytes,
+                                 void **ptr)
+{
+    return d->sp->alloc(d->ctx, bytes, ptr);
+}
+
+int tcomm_dev_mpi_builtin(const tcomm_dev_t *d, tcomm_op_t op,
+                          MPI_Op *mpi_op)
+{
+    if (d->det || d->dtype == TCOMM_F16 || d->dtype == TCOMM_BF16)
+        return 0;
+    switch (op) {
+    case TCOMM_SUM: *mpi_op = MPI_SUM; return 1;
+    case TCOMM_PROD: *mpi_op = MPI_PROD; return 1;
+    case TCOMM_MIN: *mpi_op = MPI_MIN; return !tcomm_dtype_is_float(d->dtype);
+    case TCOMM_MAX: *mpi_op = MPI_MAX; return !tcomm_dtype_is_float(d->dtype);
+    default: return 0; /* AVG: SUM and a division */
+    }
+}
+
+static int use_direct(const tcomm_dev_t *d)
+{
+    return d->st->cuda_aware && d->sp->mpi_direct;
+}
+
+/* TCOMM_DEBUG=INFO: report each (collective, path) once per
+ * communicator; TRACE: every call. */
+static void log_path(const tcomm_dev_t *d, int coll, const char *name,
+                     const char *path, size_t bytes)
+{
+    static const char *const why[] = { "staged through pinned host memory",
+                                       "device pointers to MPI" };
+    int direct = use_direct(d);
+    unsigned bit = 1u << (16 + 2 * coll + direct);
+    if (tcomm_log_level() >= TCOMM_LOG_TRACE ||
+        (tcomm_log_level() >= TCOMM_LOG_INFO &&
+         !(d->st->paths_logged & bit))) {
+        d->st->paths_logged |= bit;
+        tcomm_log_print(tcomm_log_level() >= TCOMM_LOG_TRACE
+                            ? TCOMM_LOG_TRACE : TCOMM_LOG_INFO,
+                        d->st->rank,
+                        "%s on %s memory (%s, %zu bytes): %s path, %s%s",
+                        name, d->sp->name, tcomm_dtype_name(d->dtype), bytes,
+                        direct ? "direct" : "staged", why[direct], path);
+    }
+}
+
+tcomm_status_t tcomm_device_all_reduce(tcomm_mpi_state_t *st,
+                                       const tcomm_tensor_t *in,
+                                       tcomm_op_t op, tcomm_tensor_t *out)
+{
+    tcomm_dev_t d;
+    MPI_Op mop;
+    tcomm_dev_init(&d, st, in);
+    log_path(&d, 0, "all_reduce",
+             tcomm_dev_mpi_builtin(&d, op, &mop)
+                 ? "" : " (all-to-all + rank-order fold)", in->nbytes);
+    if (use_direct(&d))
+        return tcomm_direct_all_reduce(&d, in->data, out->data, in->numel,
+                                       op);
+    return tcomm_staged_all_reduce(&d, in->data, out->data, in->numel, op);
+}
+
+tcomm_status_t tcomm_device_broadcast(tcomm_mpi_state_t *st,
+                                      const tcomm_tensor_t *in, int root,
+                                      tcomm_tensor_t *out)
+{
+    tcomm_dev_t d;
+    tcomm_dev_init(&d, st, in);
+    log_path(&d, 3, "broadcast", "", in->nbytes);
+    if (use_direct(&d))
+        return tcomm_direct_broadcast(&d, in->data, out->data, in->numel,
+                                      root);
+    return tcomm_staged_broadcast(&d, in->data, out->data, in->numel, root);
+}
+
+tcomm_status_t tcomm_device_all_gather(tcomm_mpi_state_t *st,
+                                       const tcomm_tensor_t *in, int dim,
+                                       const size_t *sizes,
+                                       tcomm_tensor_t *out)
+{
+    tcomm_dev_t d;
+    int n = st->size;
+    size_t outer = tcomm_shape_prod(in->shape, 0, dim);
+    size_t inner = tcomm_shape_prod(in->shape, dim + 1, in->ndim);
+    size_t total = 0;
+    void *scratch = NULL;
+    tcomm_status_t rc;
+
+    tcomm_dev_init(&d, st, in);
+    log_path(&d, 1, "all_gather",
+             outer > 1 ? " (unpack kernel along the dim)" : "", in->nbytes);
+    size_t *a = malloc(3 * (size_t)n * sizeof *a);
+    if (!a)
+        return tcomm_error(TCOMM_ERR_NO_MEMORY,
+                           "tcomm_all_gather: out of host memory for %d "
+                           "ranks' sizes", n);
+    size_t *seg = a, *count = a + n, *off = a + 2 * n;
+    for (int r = 0; r < n; r++) {
+        seg[r] = sizes[r] * inner;
+        count[r] = outer * seg[r];
+        off[r] = total;
+        total += count[r];
+    }
+    void *dst = out->data;
+    if (outer > 1) {
+        rc = tcomm_dev_scratch(&d, total * d.el, &scratch);
+        if (rc != TCOMM_SUCCESS)
+            goto done;
+        dst = scratch;
+    }
+    rc = use_direct(&d)
+             ? tcomm_direct_all_gather(&d, in->data, dst, count, off)
+             : tcomm_staged_all_gather(&d, in->data, dst, count, off);
+    if (rc == TCOMM_SUCCESS && outer > 1)
+        rc = d.sp->gather_unpack(d.ctx, scratch, out->data, d.el, outer, n,
+                                 seg);
+    if (rc == TCOMM_SUCCESS)
+        rc = d.sp->synchronize(d.ctx);
+done:
+    if (scratch) {
+        if (rc != TCOMM_SUCCESS)
+            d.sp->synchronize(d.ctx);
+        d.sp->free(d.ctx, scratch);
+    }
+    free(a);
+    return rc;
+}
+
+tcomm_status_t tcomm_device_reduce_scatter(tcomm_mpi_state_t *st,
+                                           const tcomm_tensor_t *in,
+                                           tcomm_op_t op, int dim,
+                                           tcomm_tensor_t *out)
+{
+    tcomm_dev_t d;
+    MPI_Op mop;
+    size_t outer = tcomm_shape_prod(in->shape, 0, dim);
+    size_t inner = tcomm_shape_prod(in->shape, dim + 1, in->ndim);
+    size_t chunk = in->shape[dim] / (size_t)st->size * inner;
+    const void *src = in->data;
+    void *scratch = NULL;
+    tcomm_status_t rc = TCOMM_SUCCESS;
+
+    tcomm_dev_init(&d, st, in);
+    log_path(&d, 2, "reduce_scatter",
+             outer > 1 ? (tcomm_dev_mpi_builtin(&d, op, &mop)
+                              ? " (pack kernel along the dim)"
+                              : " (pack kernel along the dim, all-to-all "
+                                "+ rank-order fold)")
+                       : (tcomm_dev_mpi_builtin(&d, op, &mop)
+                              ? "" : " (all-to-all + rank-order fold)"),
+             in->nbytes);
+    if (outer > 1) {
+        TCOMM_TRY(tcomm_dev_scratch(&d, in->nbytes, &scratch));
+        rc = d.sp->scatter_pack(d.ctx, in->data, scratch, d.el, outer,
+                                st->size, chunk);
+        src = scratch;
+    }
+    if (rc == TCOMM_SUCCESS)
+        rc = use_direct(&d)
+                 ? tcomm_direct_reduce_scatter(&d, src, out->data,
+                                               outer * chunk, op)
+                 : tcomm_staged_reduce_scatter(&d, src, out->data,
+                                               outer * chunk, op);
+    if (scratch) {
+        d.sp->synchronize(d.ctx);
+        d.sp->free(d.ctx, scratch);
+    }
+    return rc;
+}

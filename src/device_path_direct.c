@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The direct path: MPI is CUDA-aware, so device pointers go to MPI.
+ * MPI's built-in ops reduce what they reduce exactly (SUM/PROD/MIN/MAX of
+ * f32, f64 and integers; not float MIN/MAX, which must propagate NaN);
+ * everything else (f16, bf16, NaN-aware MIN/MAX, AVG, deterministic mode)
+ * is an all-to-all of chunks, a device kernel folding them in rank order,
+ * and an all-gather. The graph's stream is synchronized before MPI reads
+ * device memory and before returning. */
+#include "device_path.h"
+#include "tcomm_mpi_kernels.h"
+
+#define DEV_MPI(call)                                                       \
+    do {                                                                    \
+        tcomm_status_t dev_st_ =                                            \
+            tcomm_mpi_status((call), #call, __FILE__, __LINE__);            \
+        if (dev_st_ != TCOMM_SUCCESS) {                                     \
+            rc = dev_st_;                                                   \
+            goto done;                                                      \
+        }                                                                   \
+    } while (0)
+
+tcomm_status_t tcomm_direct_all_reduce(const tcomm_dev_t *d,
+                                       const void *in, void *out, size_t n,
+                                       tcomm_op_t op)
+{
+    MPI_Comm comm = d->st->comm;
+    MPI_Op mop;
+    void *scratch = NULL;
+    tcomm_status_t rc = TCOMM_SUCCESS;
+
+    TCOMM_TRY(d->sp->synchronize(d->ctx));
+    if (tcomm_dev_mpi_builtin(d, op, &mop)) {
+        DEV_MPI(tcomm_mpi_allreduce(in == out ? MPI_IN_PLACE : in, out, n,
+                                    d->dtype, mop, comm));
+        return TCOMM_SUCCESS;
+    }
+    size_t p = (size_t)d->st->size;
+    TCOMM_TRY(tcomm_dev_scratch(d, (n / p + 1) * p * d->el, &scratch));
+    tcomm_folder_t f = { d };
+    rc = tcomm_fold_all_reduce(d, &f, op, in, out, n, scratch);
+done:
+    if (scratch) {
+        d->sp->synchronize(d->ctx);
+        d->sp->free(d->ctx, scratch);
+    }
+    return rc;
+}
+
+tcomm_status_t tcomm_direct_all_gather(const tcomm_dev_t *d,
+                                       const void *in, void *out,
+                                       const size_t *count,
+                                       const size_t *off)
+{
+    tcomm_status_t rc = TCOMM_SUCCESS;
+    TCOMM_TRY(d->sp->synchronize(d->ctx));
+    DEV_MPI(tcomm_mpi_allgatherv(in, count[d->st->rank], out, count, off,
+                                 d->dtype, d->st->comm));
+done:
+    return rc;
+}
+
+tcomm_status_t tcomm_direct_reduce_scatter(const tcomm_dev_t *d,
+                                           const void *in, void *out,
+                                           size_t count, tcomm_op_t op)
+{
+    MPI_Op mop;
+    void *scratch = NULL;
+    tcomm_status_t rc = TCOMM_SUCCESS;
+
+    TCOMM_TRY(d->sp->synchronize(d->ctx));
+    if (tcomm_dev_mpi_builtin(d, op, &mop)) {
+        DEV_MPI(tcomm_mpi_reduce_scatter_block(in, out, count, d->dtype,
+                                               mop, d->st->comm));
+        return TCOMM_SUCCESS;
+    }
+    size_t p = (size_t)d->st->size;
+    TCOMM_TRY(tcomm_dev_scratch(d, p * count * d->el, &scratch));
+    tcomm_folder_t f = { d };
+    rc = tcomm_fold_reduce_scatter(d, &f, op, in, count, 0, out, count,
+                                   scratch);
+done:
+    if (scratch) {
+        d->sp->synchronize(d->ctx);
+        d->sp->free(d->ctx, scratch);
+    }
+    return rc;
+}
+
+tcomm_status_t tcomm_direct_broadcast(const tcomm_dev_t *d, const void *in,
+                                      void *out, size_t n, int root)
+{
+    tcomm_status_t rc = TCOMM_SUCCESS;
+    if (d->st->rank == root && in != out)
+        TCOMM_TRY(d->sp->copy_async(d->ctx, out, in, n * d->el));
+    TCOMM_TRY(d->sp->synchronize(d->ctx));
+    DEV_MPI(tcomm_mpi_bcast(out, n, d->dtype, root, d->st->comm));
+done:
+    return rc;
+}
