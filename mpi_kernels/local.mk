@@ -9,6 +9,7 @@ libtcomm_internal_la_SOURCES += \
 	mpi_kernels/tcomm_mpi_ops.c \
 	mpi_kernels/tcomm_mpi_large.c \
 	mpi_kernels/tcomm_mpi_allgather_dim.c \
+	mpi_kernels/tcomm_mpi_allgather_cand.c \
 	mpi_kernels/tcomm_mpi_reduce_scatter_dim.c
 
 # The element-wise loops are built with the vectorizer's dynamic cost

@@ -9,7 +9,8 @@
  *   (c') vec: one Isend/Irecv per peer with a vector receive type;
  *   (d) pipe: (a) in groups of rows, unpack of group k while group k+1
  *       moves (MPI_Iallgatherv, progressed by MPI_Test between rows).
- * Dispatch: see tcomm_mpi_allgather_dim at the end. */
+ * (b), (c), (c') and (d) are in tcomm_mpi_allgather_cand.c; this file
+ * has the shared per-call layout, (a) and the dispatch (at the end). */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,20 +18,8 @@
 #include "tcomm_host_kernels.h"
 #include "tcomm_mpi_reshape.h"
 
-#define TCOMM_STACK_RANKS 128
-#define TCOMM_AG_TAG 0x7c61
 
-/* Per-call layout: sizes, prefix offsets (off[nranks] = total). */
-typedef struct {
-    int nranks, rank;
-    size_t es, total;
-    size_t *off;   /* nranks + 1 */
-    size_t *cnt;   /* nranks: outer * seg[r], for the tmp paths */
-    size_t *dsp;   /* nranks: outer * off[r] */
-    size_t stack[3 * TCOMM_STACK_RANKS + 1];
-} ag_plan_t;
-
-static int plan_init(ag_plan_t *p, tcomm_dtype_t dtype, size_t outer,
+int tcomm_ag_plan_init(tcomm_ag_plan_t *p, tcomm_dtype_t dtype, size_t outer,
                      const size_t *seg, MPI_Comm comm)
 {
     int rc;
@@ -60,15 +49,15 @@ static int plan_init(ag_plan_t *p, tcomm_dtype_t dtype, size_t outer,
     return MPI_SUCCESS;
 }
 
-static void plan_free(ag_plan_t *p)
+void tcomm_ag_plan_free(tcomm_ag_plan_t *p)
 {
     if (p->off != p->stack)
         free(p->off);
 }
 
-/* The rows of out hold total elements; unpack_one writes rank r's rows
+/* The rows of out hold total elements; tcomm_ag_unpack_one writes rank r's rows
  * from a rank-major block. */
-static void unpack_one(const ag_plan_t *p, const char *blk, char *out,
+void tcomm_ag_unpack_one(const tcomm_ag_plan_t *p, const char *blk, char *out,
                        size_t rows, int r, const size_t *seg)
 {
     size_t es = p->es, rb = seg[r] * es, stride = p->total * es;
@@ -78,19 +67,19 @@ static void unpack_one(const ag_plan_t *p, const char *blk, char *out,
 }
 
 /* Own rows: in -> out at column off[rank]. */
-static void copy_own(const ag_plan_t *p, const void *in, void *out,
+void tcomm_ag_copy_own(const tcomm_ag_plan_t *p, const void *in, void *out,
                      size_t outer, const size_t *seg)
 {
-    unpack_one(p, in, out, outer, p->rank, seg);
+    tcomm_ag_unpack_one(p, in, out, outer, p->rank, seg);
 }
 
 int tcomm_mpi_allgather_dim_tmp(const void *in, void *out,
                                 tcomm_dtype_t dtype, size_t outer,
                                 const size_t *seg, MPI_Comm comm)
 {
-    ag_plan_t p;
+    tcomm_ag_plan_t p;
     char *tmp;
-    int ok, all = 0, rc = plan_init(&p, dtype, outer, seg, comm);
+    int ok, all = 0, rc = tcomm_ag_plan_init(&p, dtype, outer, seg, comm);
 
     if (rc != MPI_SUCCESS)
         return rc;
@@ -100,7 +89,7 @@ int tcomm_mpi_allgather_dim_tmp(const void *in, void *out,
     rc = MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
     if (rc != MPI_SUCCESS || !all) {
         free(tmp);
-        plan_free(&p);
+        tcomm_ag_plan_free(&p);
         return rc != MPI_SUCCESS ? rc : MPI_ERR_NO_MEM;
     }
     rc = tcomm_mpi_allgatherv(in, p.cnt[p.rank], tmp, p.cnt, p.dsp, dtype,
@@ -108,12 +97,12 @@ int tcomm_mpi_allgather_dim_tmp(const void *in, void *out,
     if (rc == MPI_SUCCESS)
         tcomm_host_gather_unpack(tmp, out, p.es, outer, p.nranks, seg);
     free(tmp);
-    plan_free(&p);
+    tcomm_ag_plan_free(&p);
     return rc;
 }
 
 /* Vector type of rank r's rows in out, or MPI_DATATYPE_NULL if empty. */
-static int rows_type(const ag_plan_t *p, MPI_Datatype base, size_t outer,
+int tcomm_ag_rows_type(const tcomm_ag_plan_t *p, MPI_Datatype base, size_t outer,
                      size_t seg, MPI_Datatype *type)
 {
     int rc;
@@ -129,226 +118,10 @@ static int rows_type(const ag_plan_t *p, MPI_Datatype base, size_t outer,
 
 /* Do outer, seg, total and the byte offsets fit the int arguments of the
  * derived-datatype paths? (The same answer on every rank.) */
-static int fits_int(const ag_plan_t *p, size_t outer)
+int tcomm_ag_fits_int(const tcomm_ag_plan_t *p, size_t outer)
 {
     return outer <= INT_MAX && p->total <= INT_MAX &&
            p->total * p->es <= INT_MAX && outer * p->total <= INT_MAX;
-}
-
-int tcomm_mpi_allgather_dim_alltoallw(const void *in, void *out,
-                                      tcomm_dtype_t dtype, size_t outer,
-                                      const size_t *seg, MPI_Comm comm)
-{
-    MPI_Datatype base = tcomm_mpi_datatype(dtype), *st, *rt;
-    ag_plan_t p;
-    int *sc, *sd, *rcn, *rd, rc = plan_init(&p, dtype, outer, seg, comm);
-    int n = p.nranks;
-    void *mem;
-
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (!fits_int(&p, outer)) {
-        plan_free(&p);
-        return tcomm_mpi_allgather_dim_tmp(in, out, dtype, outer, seg, comm);
-    }
-    mem = malloc((size_t)n * (4 * sizeof(int) + 2 * sizeof(MPI_Datatype)));
-    if (mem == NULL) {
-        plan_free(&p);
-        return MPI_ERR_NO_MEM;
-    }
-    st = mem;
-    rt = st + n;
-    sc = (int *)(rt + n);
-    sd = sc + n;
-    rcn = sd + n;
-    rd = rcn + n;
-    for (int r = 0; r < n; r++)
-        rt[r] = base;
-    for (int r = 0; r < n && rc == MPI_SUCCESS; r++) {
-        st[r] = base;
-        sc[r] = (int)(outer * seg[p.rank]);
-        sd[r] = 0;
-        rc = rows_type(&p, base, outer, seg[r], &rt[r]);
-        rcn[r] = rt[r] == MPI_DATATYPE_NULL ? 0 : 1;
-        if (rt[r] == MPI_DATATYPE_NULL)
-            rt[r] = base;
-        rd[r] = (int)(p.off[r] * p.es);
-    }
-    if (rc == MPI_SUCCESS)
-        rc = MPI_Alltoallw(in, sc, sd, st, out, rcn, rd, rt, comm);
-    for (int r = 0; r < n; r++)
-        if (rt[r] != base && rt[r] != MPI_DATATYPE_NULL)
-            MPI_Type_free(&rt[r]);
-    free(mem);
-    plan_free(&p);
-    return rc;
-}
-
-/* Rows in windows of this many, so that the request array is bounded. */
-#define TCOMM_ROW_WINDOW 64
-
-int tcomm_mpi_allgather_dim_rows(const void *in, void *out,
-                                 tcomm_dtype_t dtype, size_t outer,
-                                 const size_t *seg, MPI_Comm comm)
-{
-    MPI_Datatype base = tcomm_mpi_datatype(dtype);
-    MPI_Request *req;
-    ag_plan_t p;
-    int rc = plan_init(&p, dtype, outer, seg, comm), nr;
-    size_t es, mine, o0, o;
-
-    if (rc != MPI_SUCCESS)
-        return rc;
-    es = p.es;
-    mine = seg[p.rank];
-    for (int r = 0; r < p.nranks; r++)
-        if (seg[r] > INT_MAX) {
-            plan_free(&p);
-            return tcomm_mpi_allgather_dim_tmp(in, out, dtype, outer, seg,
-                                               comm);
-        }
-    req = malloc(2 * (size_t)p.nranks * TCOMM_ROW_WINDOW * sizeof *req);
-    if (req == NULL) {
-        plan_free(&p);
-        return MPI_ERR_NO_MEM;
-    }
-    copy_own(&p, in, out, outer, seg);
-    for (o0 = 0; o0 < outer && rc == MPI_SUCCESS; o0 += TCOMM_ROW_WINDOW) {
-        size_t o1 = o0 + TCOMM_ROW_WINDOW < outer ? o0 + TCOMM_ROW_WINDOW
-                                                  : outer;
-        nr = 0;
-        for (int r = 0; r < p.nranks && rc == MPI_SUCCESS; r++) {
-            if (r == p.rank)
-                continue;
-            for (o = o0; o < o1 && seg[r] && rc == MPI_SUCCESS; o++)
-                rc = MPI_Irecv((char *)out + (o * p.total + p.off[r]) * es,
-                               (int)seg[r], base, r, TCOMM_AG_TAG, comm,
-                               &req[nr++]);
-            for (o = o0; o < o1 && mine && rc == MPI_SUCCESS; o++)
-                rc = MPI_Isend((const char *)in + o * mine * es, (int)mine,
-                               base, r, TCOMM_AG_TAG, comm, &req[nr++]);
-        }
-        if (rc == MPI_SUCCESS)
-            rc = MPI_Waitall(nr, req, MPI_STATUSES_IGNORE);
-    }
-    free(req);
-    plan_free(&p);
-    return rc;
-}
-
-int tcomm_mpi_allgather_dim_vec(const void *in, void *out,
-                                tcomm_dtype_t dtype, size_t outer,
-                                const size_t *seg, MPI_Comm comm)
-{
-    MPI_Datatype base = tcomm_mpi_datatype(dtype), type;
-    MPI_Request sreq[2 * TCOMM_STACK_RANKS], *req = sreq;
-    ag_plan_t p;
-    int rc = plan_init(&p, dtype, outer, seg, comm), nr = 0;
-    size_t mine;
-
-    if (rc != MPI_SUCCESS)
-        return rc;
-    mine = outer * seg[p.rank];
-    if (!fits_int(&p, outer)) {
-        plan_free(&p);
-        return tcomm_mpi_allgather_dim_tmp(in, out, dtype, outer, seg, comm);
-    }
-    if (p.nranks > TCOMM_STACK_RANKS &&
-        (req = malloc(2 * (size_t)p.nranks * sizeof *req)) == NULL) {
-        plan_free(&p);
-        return MPI_ERR_NO_MEM;
-    }
-    for (int r = 0; r < p.nranks && rc == MPI_SUCCESS; r++) {
-        if (r == p.rank)
-            continue;
-        rc = rows_type(&p, base, outer, seg[r], &type);
-        if (rc != MPI_SUCCESS || type == MPI_DATATYPE_NULL)
-            continue;
-        rc = MPI_Irecv((char *)out + p.off[r] * p.es, 1, type, r,
-                       TCOMM_AG_TAG, comm, &req[nr++]);
-        MPI_Type_free(&type); /* freed when the receive completes */
-    }
-    for (int r = 0; r < p.nranks && mine && rc == MPI_SUCCESS; r++)
-        if (r != p.rank)
-            rc = MPI_Isend(in, (int)mine, base, r, TCOMM_AG_TAG, comm,
-                           &req[nr++]);
-    copy_own(&p, in, out, outer, seg);
-    if (rc == MPI_SUCCESS)
-        rc = MPI_Waitall(nr, req, MPI_STATUSES_IGNORE);
-    if (req != sreq)
-        free(req);
-    plan_free(&p);
-    return rc;
-}
-
-/* Bytes of out per pipeline group. */
-#define TCOMM_PIPE_BYTES ((size_t)256 << 10)
-
-int tcomm_mpi_allgather_dim_pipe(const void *in, void *out,
-                                 tcomm_dtype_t dtype, size_t outer,
-                                 const size_t *seg, MPI_Comm comm)
-{
-    MPI_Datatype base = tcomm_mpi_datatype(dtype);
-    MPI_Request req[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
-    ag_plan_t p;
-    int rc = plan_init(&p, dtype, outer, seg, comm), n, *ic = NULL;
-    size_t rows, row_bytes, ngroups, k;
-    char *tmp = NULL;
-
-    if (rc != MPI_SUCCESS)
-        return rc;
-    n = p.nranks;
-    row_bytes = p.total * p.es;
-    rows = row_bytes ? TCOMM_PIPE_BYTES / row_bytes : outer;
-    rows = rows ? rows : 1;
-    rows = rows < outer ? rows : outer;
-    ngroups = rows ? (outer + rows - 1) / rows : 0;
-    if (ngroups < 2 || !fits_int(&p, rows)) {
-        plan_free(&p);
-        return tcomm_mpi_allgather_dim_tmp(in, out, dtype, outer, seg, comm);
-    }
-    tmp = malloc(2 * rows * row_bytes);
-    ic = malloc(4 * (size_t)n * sizeof *ic);
-    if (tmp == NULL || ic == NULL) {
-        rc = MPI_ERR_NO_MEM;
-        goto done;
-    }
-    for (int r = 0; r < n; r++) { /* full groups, then the last one */
-        size_t last = outer - (ngroups - 1) * rows;
-        ic[r] = (int)(rows * seg[r]);
-        ic[n + r] = (int)(rows * p.off[r]);
-        ic[2 * n + r] = (int)(last * seg[r]);
-        ic[3 * n + r] = (int)(last * p.off[r]);
-    }
-    for (k = 0; k <= ngroups && rc == MPI_SUCCESS; k++) {
-        /* post group k, then unpack group k - 1 while it moves */
-        if (k < ngroups) {
-            int *c = k + 1 < ngroups ? ic : ic + 2 * n;
-            rc = MPI_Iallgatherv((const char *)in + k * rows * seg[p.rank] *
-                                                        p.es,
-                                 c[p.rank], base, tmp + (k % 2) * rows *
-                                                            row_bytes,
-                                 c, c + n, base, comm, &req[k % 2]);
-        }
-        if (k > 0 && rc == MPI_SUCCESS) {
-            size_t g = k - 1, gr = g + 1 < ngroups ? rows
-                                                   : outer - g * rows;
-            const char *blk = tmp + (g % 2) * rows * row_bytes;
-            int flag;
-            rc = MPI_Wait(&req[g % 2], MPI_STATUS_IGNORE);
-            for (int r = 0; r < n && rc == MPI_SUCCESS; r++) {
-                unpack_one(&p, blk + gr * p.off[r] * p.es,
-                           (char *)out + g * rows * row_bytes, gr, r, seg);
-                if (k < ngroups)
-                    rc = MPI_Test(&req[k % 2], &flag, MPI_STATUS_IGNORE);
-            }
-        }
-    }
-done:
-    free(tmp);
-    free(ic);
-    plan_free(&p);
-    return rc;
 }
 
 /* A sender's rows travel as separate messages when a row is at least
@@ -383,26 +156,26 @@ int tcomm_mpi_allgather_dim(const void *in, void *out, tcomm_dtype_t dtype,
 {
     MPI_Datatype base = tcomm_mpi_datatype(dtype), type;
     MPI_Request req[TCOMM_WINDOW_REQS];
-    ag_plan_t p;
-    int rc = plan_init(&p, dtype, outer, seg, comm), nr = 0, win;
+    tcomm_ag_plan_t p;
+    int rc = tcomm_ag_plan_init(&p, dtype, outer, seg, comm), nr = 0, win;
     size_t es, o0, o;
 
     if (rc != MPI_SUCCESS)
         return rc;
     es = p.es;
     if (p.nranks == 1 || outer == 0) {
-        unpack_one(&p, in, out, outer, 0, seg);
-        plan_free(&p);
+        tcomm_ag_unpack_one(&p, in, out, outer, 0, seg);
+        tcomm_ag_plan_free(&p);
         return MPI_SUCCESS;
     }
     if (outer == 1) { /* blocks are contiguous: straight into out */
         rc = tcomm_mpi_allgatherv(in, seg[p.rank], out, seg, p.off, dtype,
                                   comm);
-        plan_free(&p);
+        tcomm_ag_plan_free(&p);
         return rc;
     }
-    if (!fits_int(&p, outer) || 2 * p.nranks > TCOMM_WINDOW_REQS) {
-        plan_free(&p);
+    if (!tcomm_ag_fits_int(&p, outer) || 2 * p.nranks > TCOMM_WINDOW_REQS) {
+        tcomm_ag_plan_free(&p);
         return tcomm_mpi_allgather_dim_tmp(in, out, dtype, outer, seg, comm);
     }
 #define ROWS_MODE(r) (seg[r] * es >= TCOMM_ROW_MSG_BYTES)
@@ -410,7 +183,7 @@ int tcomm_mpi_allgather_dim(const void *in, void *out, tcomm_dtype_t dtype,
     for (int r = 0; r < p.nranks && rc == MPI_SUCCESS; r++) {
         if (r == p.rank || ROWS_MODE(r))
             continue;
-        rc = rows_type(&p, base, outer, seg[r], &type);
+        rc = tcomm_ag_rows_type(&p, base, outer, seg[r], &type);
         if (rc != MPI_SUCCESS || type == MPI_DATATYPE_NULL)
             continue;
         rc = MPI_Irecv((char *)out + p.off[r] * es, 1, type, r, TCOMM_AG_TAG,
@@ -422,7 +195,7 @@ int tcomm_mpi_allgather_dim(const void *in, void *out, tcomm_dtype_t dtype,
         if (r != p.rank)
             rc = MPI_Isend(in, (int)(outer * seg[p.rank]), base, r,
                            TCOMM_AG_TAG, comm, &req[nr++]);
-    copy_own(&p, in, out, outer, seg);
+    tcomm_ag_copy_own(&p, in, out, outer, seg);
     /* the big-row peers, a window of rows at a time */
     win = (TCOMM_WINDOW_REQS - nr) / (2 * p.nranks);
     for (o0 = 0; o0 < outer && rc == MPI_SUCCESS; o0 += (size_t)win) {
@@ -448,6 +221,6 @@ int tcomm_mpi_allgather_dim(const void *in, void *out, tcomm_dtype_t dtype,
 #undef ROWS_MODE
     if (rc == MPI_SUCCESS)
         rc = MPI_Waitall(nr, req, MPI_STATUSES_IGNORE);
-    plan_free(&p);
+    tcomm_ag_plan_free(&p);
     return rc;
 }

@@ -5,6 +5,8 @@
 #ifndef TCOMM_MPI_RESHAPE_H
 #define TCOMM_MPI_RESHAPE_H
 
+#include <stddef.h>
+
 #include "tcomm_mpi_kernels.h"
 
 /* (a) MPI_Allgatherv into a rank-major temporary, then gather_unpack. */
@@ -39,5 +41,34 @@ int tcomm_mpi_reduce_scatter_dim_pipe(const void *in, void *out,
                                       tcomm_dtype_t dtype, MPI_Op op,
                                       size_t outer, size_t chunk,
                                       MPI_Comm comm);
+
+/* Shared by the all_gather files: the per-call layout. */
+#define TCOMM_STACK_RANKS 128
+#define TCOMM_AG_TAG 0x7c61
+
+/* Per-call layout: sizes, prefix offsets (off[nranks] = total). */
+typedef struct {
+    int nranks, rank;
+    size_t es, total;
+    size_t *off;   /* nranks + 1 */
+    size_t *cnt;   /* nranks: outer * seg[r], for the tmp paths */
+    size_t *dsp;   /* nranks: outer * off[r] */
+    size_t stack[3 * TCOMM_STACK_RANKS + 1];
+} tcomm_ag_plan_t;
+
+int tcomm_ag_plan_init(tcomm_ag_plan_t *p, tcomm_dtype_t dtype,
+                       size_t outer, const size_t *seg, MPI_Comm comm);
+void tcomm_ag_plan_free(tcomm_ag_plan_t *p);
+/* rows rows of rank r from a rank-major block into out */
+void tcomm_ag_unpack_one(const tcomm_ag_plan_t *p, const char *blk,
+                         char *out, size_t rows, int r, const size_t *seg);
+/* own rows: in -> out at column off[rank] */
+void tcomm_ag_copy_own(const tcomm_ag_plan_t *p, const void *in, void *out,
+                       size_t outer, const size_t *seg);
+/* committed vector type of seg-element rows in out (NULL type if empty) */
+int tcomm_ag_rows_type(const tcomm_ag_plan_t *p, MPI_Datatype base,
+                       size_t outer, size_t seg, MPI_Datatype *type);
+/* do the derived-datatype paths' int arguments fit? */
+int tcomm_ag_fits_int(const tcomm_ag_plan_t *p, size_t outer);
 
 #endif /* TCOMM_MPI_RESHAPE_H */
