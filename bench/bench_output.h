@@ -17,6 +17,8 @@ typedef struct {
     int has_mpi;      /* the baseline ran at this size */
     double mpi_avg_us;
     double mpi_med_us;
+    double ratio;     /* median over block pairs of tcomm / MPI */
+    double diff_us;   /* median over block pairs of tcomm - MPI */
     int valid;        /* -c: every element on every rank matched */
 } bench_result_t;
 

@@ -4,7 +4,9 @@
  * every other block, preceded) by a block of the raw MPI call, so machine
  * noise hits both alike. Each block is timed as a whole after a barrier;
  * a rank's latency is its mean over all calls (OSU's Avg) and the median
- * of its block means (Med, robust to a preempted block). */
+ * of its block means (Med, robust to a preempted block). The ratio and the
+ * difference tcomm - MPI are medians over the pairs of adjacent blocks,
+ * so that load that drifts slowly on a shared machine cancels. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -96,7 +98,8 @@ void bench_time_size(bench_run_t *r, bench_result_t *res)
 
     int nb = iters < BENCH_BLOCKS ? (int)iters : BENCH_BLOCKS;
     long per = iters / nb;
-    double blk[BENCH_BLOCKS], mblk[BENCH_BLOCKS], sum = 0.0, msum = 0.0;
+    double blk[BENCH_BLOCKS], mblk[BENCH_BLOCKS], rat[BENCH_BLOCKS];
+    double dif[BENCH_BLOCKS], sum = 0.0, msum = 0.0;
     for (int b = 0; b < nb; b++) {
         int mpi_first = base && (b % 2);
         if (mpi_first)
@@ -108,22 +111,27 @@ void bench_time_size(bench_run_t *r, bench_result_t *res)
         msum += base ? mblk[b] : 0.0;
         blk[b] *= 1e6 / (double)per;
         mblk[b] = base ? mblk[b] * 1e6 / (double)per : 0.0;
+        rat[b] = mblk[b] > 0.0 ? blk[b] / mblk[b] : 0.0;
+        dif[b] = blk[b] - mblk[b];
     }
     res->bytes = r->bytes;
     res->iters = per * nb;
     res->has_mpi = base;
 
     /* across ranks: mean, min, max of the means; mean of the medians */
-    double mine[4] = {sum * 1e6 / (double)res->iters, median(blk, nb),
-                      msum * 1e6 / (double)res->iters, median(mblk, nb)};
-    double tot[4], lo, hi;
-    MPI_Allreduce(mine, tot, 4, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    double mine[6] = {sum * 1e6 / (double)res->iters, median(blk, nb),
+                      msum * 1e6 / (double)res->iters, median(mblk, nb),
+                      median(rat, nb), median(dif, nb)};
+    double tot[6], lo, hi;
+    MPI_Allreduce(mine, tot, 6, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     MPI_Allreduce(&mine[0], &lo, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
     MPI_Allreduce(&mine[0], &hi, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     res->avg_us = tot[0] / r->np;
     res->med_us = tot[1] / r->np;
     res->mpi_avg_us = tot[2] / r->np;
     res->mpi_med_us = tot[3] / r->np;
+    res->ratio = tot[4] / r->np;
+    res->diff_us = tot[5] / r->np;
     res->min_us = lo;
     res->max_us = hi;
 }

@@ -6,7 +6,7 @@
 # gnuplot -e "coll='allreduce'; files='a.dat b.dat'; titles='f32 bf16';
 #             out='allreduce.png'; np=2" plot.gp
 # .dat columns: bytes, tcomm median us, MPI median us, tcomm mean us,
-# MPI mean us, ratio.
+# MPI mean us, ratio, difference us.
 
 if (!exists("np")) np = 2
 set terminal pngcairo size 960,640 font ",11"

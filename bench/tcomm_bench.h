@@ -15,8 +15,9 @@
 #define BENCH_EXIT_USAGE 2
 /* Messages above this size use the "large" iteration counts (OSU). */
 #define BENCH_LARGE_MESSAGE 8192
-/* Blocks per timed size: tcomm and MPI alternate block by block. */
-#define BENCH_BLOCKS 20
+/* Blocks per timed size (fewer when there are fewer iterations): tcomm
+ * and MPI alternate block by block. */
+#define BENCH_BLOCKS 50
 
 typedef enum {
     BENCH_ALLREDUCE,

@@ -1,10 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 # The summary table of `make bench` from bench/results/*.dat (written by
-# bench-sweep.sh): size, tcomm and raw MPI latency (median of the
-# interleaved block means, us), their ratio and difference, and the speed
-# target of issue 4 that applies at that size, if any. Rows at the sizes
-# of BENCH_SHOW (and every missed target) are printed.
+# bench-sweep.sh): size, tcomm and raw MPI latency (medians of the
+# interleaved block means, us), the ratio and difference tcomm vs MPI
+# (medians over adjacent block pairs, so not exactly the quotient of the
+# two medians), and the speed target of issue 4 that applies at that
+# size, if any. Rows at the sizes of BENCH_SHOW and every missed target
+# are printed.
 #
 # usage: bench-summary.sh OUTDIR
 set -eu
@@ -51,9 +53,8 @@ FNR == 1 {
     sub(/\.dat$/, "", name)
 }
 {
-    b = $1; t = $2; m = $3
+    b = $1; t = $2; m = $3; r = $6; d = $7
     if (m == "nan") next
-    r = t / m; d = t - m
     verdict = judge(b, r, d)
     if ((b in wanted) || name ~ /^barrier/ || verdict ~ /^MISS/)
         printf "%-26s %9d %10.2f %10.2f %7.3f %+8.2f  %s\n", name, b, t, m,

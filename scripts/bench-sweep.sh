@@ -47,14 +47,16 @@ run() {
     tojdat < "$outdir/$name.json" > "$outdir/$name.dat"
 }
 
-# One line per result in the JSON: bytes med mpi_med avg mpi_avg ratio.
+# One line per result in the JSON:
+# bytes med_us mpi_med_us avg_us mpi_avg_us ratio diff_us
 tojdat() {
     awk 'function num(key,   s) {
              if (!match($0, "\"" key "\": [-0-9.e+]+")) return "nan"
              s = substr($0, RSTART, RLENGTH); sub(/.*: /, "", s); return s
          }
          /"bytes":/ { print num("bytes"), num("med_us"), num("mpi_med_us"),
-                            num("avg_us"), num("mpi_avg_us"), num("ratio") }'
+                            num("avg_us"), num("mpi_avg_us"), num("ratio"),
+                            num("diff_us") }'
 }
 
 run allreduce_f32 allreduce -- -T f32
