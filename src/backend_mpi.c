@@ -8,6 +8,10 @@
 #include "tcomm_config.h"
 #include "tcomm_log.h"
 #include "tcomm_mpi.h"
+#include "tcomm_timeout.h"
+
+/* src/cuda_aware_probe.c: is MPI CUDA-aware (agreed over comm)? */
+int tcomm_mpi_probe_cuda_aware(MPI_Comm comm);
 
 tcomm_status_t tcomm_mpi_status(int mpi_rc, const char *call,
                                 const char *file, int line)
@@ -39,6 +43,10 @@ static tcomm_status_t mpi_allgather_bytes(void *state, const void *mine,
                                           void *all, size_t bytes)
 {
     tcomm_mpi_state_t *st = state;
+    if (st->timeout)
+        return tcomm_timeout_allgather_bytes(st->timeout, st->comm,
+                                             st->owner->seq, mine, all,
+                                             bytes);
     TCOMM_MPI_CHECK(MPI_Allgather(mine, (int)bytes, MPI_BYTE, all,
                                   (int)bytes, MPI_BYTE, st->comm));
     return TCOMM_SUCCESS;
@@ -48,6 +56,10 @@ static tcomm_status_t mpi_allreduce_min_i64(void *state, int64_t *values,
                                             int count)
 {
     tcomm_mpi_state_t *st = state;
+    if (st->timeout)
+        return tcomm_timeout_allreduce_min_i64(st->timeout, st->comm,
+                                               st->owner->seq, values,
+                                               count);
     TCOMM_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, values, count, MPI_INT64_T,
                                   MPI_MIN, st->comm));
     return TCOMM_SUCCESS;
@@ -56,6 +68,8 @@ static tcomm_status_t mpi_allreduce_min_i64(void *state, int64_t *values,
 static tcomm_status_t mpi_barrier(void *state)
 {
     tcomm_mpi_state_t *st = state;
+    if (st->timeout)
+        return tcomm_timeout_barrier(st->timeout, st->comm, st->owner->seq);
     TCOMM_MPI_CHECK(MPI_Barrier(st->comm));
     return TCOMM_SUCCESS;
 }
@@ -63,9 +77,12 @@ static tcomm_status_t mpi_barrier(void *state)
 static void mpi_destroy(void *state)
 {
     tcomm_mpi_state_t *st = state;
-    int finalized = 0;
+    /* After a failure a peer may never free its side: freeing ours could
+     * hang, so the communicator is left to MPI_Finalize. */
+    int failed = st->owner && st->owner->failed, finalized = 0;
+    tcomm_timeout_destroy(st->timeout, failed);
     MPI_Finalized(&finalized);
-    if (!finalized)
+    if (!finalized && !failed)
         MPI_Comm_free(&st->comm);
     free(st);
 }
@@ -82,15 +99,48 @@ tcomm_status_t tcomm_mpi_reduce_scatter(void *state,
 tcomm_status_t tcomm_mpi_broadcast(void *state, const tcomm_tensor_t *in,
                                    int root, tcomm_tensor_t *out);
 
+/* TCOMM_TIMEOUT with TCOMM_CHECK=0: no agreement round tells that every
+ * rank has arrived, so an arrival barrier bounded by the deadline comes
+ * first (all_gather's exchange of sizes plays that part for it). */
+static tcomm_status_t arrived(tcomm_mpi_state_t *st)
+{
+    if (!st->timeout || st->owner->check)
+        return TCOMM_SUCCESS;
+    return tcomm_timeout_barrier(st->timeout, st->comm, st->owner->seq);
+}
+
+static tcomm_status_t mpi_all_reduce(void *state, const tcomm_tensor_t *in,
+                                     tcomm_op_t op, tcomm_tensor_t *out)
+{
+    TCOMM_TRY(arrived(state));
+    return tcomm_mpi_all_reduce(state, in, op, out);
+}
+
+static tcomm_status_t mpi_reduce_scatter(void *state,
+                                         const tcomm_tensor_t *in,
+                                         tcomm_op_t op, int dim,
+                                         tcomm_tensor_t *out)
+{
+    TCOMM_TRY(arrived(state));
+    return tcomm_mpi_reduce_scatter(state, in, op, dim, out);
+}
+
+static tcomm_status_t mpi_broadcast(void *state, const tcomm_tensor_t *in,
+                                    int root, tcomm_tensor_t *out)
+{
+    TCOMM_TRY(arrived(state));
+    return tcomm_mpi_broadcast(state, in, root, out);
+}
+
 const tcomm_backend_ops_t tcomm_backend_mpi = {
     .name = "mpi",
     .query = mpi_query,
     .allgather_bytes = mpi_allgather_bytes,
     .allreduce_min_i64 = mpi_allreduce_min_i64,
-    .all_reduce = tcomm_mpi_all_reduce,
+    .all_reduce = mpi_all_reduce,
     .all_gather = tcomm_mpi_all_gather,
-    .reduce_scatter = tcomm_mpi_reduce_scatter,
-    .broadcast = tcomm_mpi_broadcast,
+    .reduce_scatter = mpi_reduce_scatter,
+    .broadcast = mpi_broadcast,
     .barrier = mpi_barrier,
     .destroy = mpi_destroy,
 };
@@ -145,7 +195,14 @@ tcomm_status_t tcomm_comm_create_mpi(MPI_Comm mpi_comm, tcomm_comm_t **comm)
         free(st);
         return s;
     }
-    st->cuda_aware = tcomm_config()->cuda_aware > 0;
+    st->cuda_aware = tcomm_mpi_probe_cuda_aware(st->comm);
+    double timeout = tcomm_config()->timeout_s;
+    if (timeout > 0 && st->size > 1 &&
+        (s = tcomm_timeout_create(st->comm, timeout, &st->timeout)) !=
+            TCOMM_SUCCESS) {
+        mpi_destroy(st);
+        return s;
+    }
     s = tcomm_comm_wrap_backend(&tcomm_backend_mpi, st, comm);
     if (s != TCOMM_SUCCESS) {
         mpi_destroy(st);
