@@ -8,3 +8,8 @@ libtcomm_internal_la_SOURCES += \
 	src/comm.c src/validate.c src/agree.c src/collectives.c \
 	src/backend_identity.c src/backend_mpi.c src/mpi_collectives.c \
 	src/ordered.c
+
+# tcomm_info: version, build options, run-time support, settings.
+bin_PROGRAMS += src/tcomm_info
+src_tcomm_info_SOURCES = src/tcomm_info.c
+src_tcomm_info_LDADD = libtcomm_internal.la

@@ -18,3 +18,10 @@ TESTS += test/mpi_collectives-np1.mpitest test/mpi_collectives-np2.mpitest \
 # An outside program against the installed library, via pkg-config.
 TESTS += test/install-check.sh
 EXTRA_DIST += test/install-check.sh test/contract_program.c
+
+# tcomm_info runs and prints every setting.
+TESTS += test/tcomm-info-check.sh
+EXTRA_DIST += test/tcomm-info-check.sh
+
+# Cross-rank safety: errors, mismatches, timeout, determinism.
+include test/local_safety.mk
