@@ -50,7 +50,8 @@ am__v_NVCC_1 =
 cuda/%.lo: cuda/%.cu $(tcomm_cu_deps)
 	$(AM_V_NVCC)$(LIBTOOL) $(AM_V_lt) --tag=CC --mode=compile \
 	$(SHELL) $(top_srcdir)/cuda/nvcc-libtool.sh $(NVCC) $(NVCC_GENCODE) \
-	-O3 -std=c++17 $(DEFS) $(DEFAULT_INCLUDES) $(AM_CPPFLAGS) \
+	-O3 -std=c++17 -Xcompiler=-fvisibility=hidden $(DEFS) \
+	$(DEFAULT_INCLUDES) $(AM_CPPFLAGS) \
 	$(NVCCFLAGS) -c -o $@ $<
 CLEANFILES += cuda/*.lo cuda/*.o
 

@@ -53,8 +53,9 @@ static int use_direct(const tcomm_dev_t *d)
 static void log_path(const tcomm_dev_t *d, int coll, const char *name,
                      const char *path, size_t bytes)
 {
-    static const char *const why[] = { "staged through pinned host memory",
-                                       "device pointers to MPI" };
+    static const char *const why[] = {
+        "staged path (device -> pinned host -> MPI, in chunks)",
+        "direct path (device pointers to MPI)" };
     int direct = use_direct(d);
     unsigned bit = 1u << (16 + 2 * coll + direct);
     if (tcomm_log_level() >= TCOMM_LOG_TRACE ||
@@ -64,9 +65,9 @@ static void log_path(const tcomm_dev_t *d, int coll, const char *name,
         tcomm_log_print(tcomm_log_level() >= TCOMM_LOG_TRACE
                             ? TCOMM_LOG_TRACE : TCOMM_LOG_INFO,
                         d->st->rank,
-                        "%s on %s memory (%s, %zu bytes): %s path, %s%s",
-                        name, d->sp->name, tcomm_dtype_name(d->dtype), bytes,
-                        direct ? "direct" : "staged", why[direct], path);
+                        "%s on %s memory (%s, %zu bytes): %s%s", name,
+                        d->sp->name, tcomm_dtype_name(d->dtype), bytes,
+                        why[direct], path);
     }
 }
 

@@ -13,6 +13,9 @@
  * the others waiting in a collective. */
 #include <check.h>
 #include <mpi.h>
+#if defined(OPEN_MPI) && OPEN_MPI
+#include <mpi-ext.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,6 +134,29 @@ START_TEST(test_nothing_pending)
 }
 END_TEST
 
+/* Without TCOMM_CUDA_AWARE the probe asks MPI; the ranks agree. */
+START_TEST(test_probe)
+{
+    unsetenv("TCOMM_CUDA_AWARE");
+    tcomm_config_reload();
+    tcomm_comm_t *c;
+    tcomm_comm_info_t info;
+    ck_assert_int_eq(tcomm_comm_create_mpi(MPI_COMM_WORLD, &c),
+                     TCOMM_SUCCESS);
+    ck_assert_int_eq(tcomm_comm_info(c, &info), TCOMM_SUCCESS);
+    ck_assert(info.cuda_aware == 0 || info.cuda_aware == 1);
+#if defined(MPIX_CUDA_AWARE_SUPPORT) && !MPIX_CUDA_AWARE_SUPPORT
+    if (size > 1) /* an MPI built without CUDA is not CUDA-aware */
+        ck_assert_int_eq(info.cuda_aware, 0);
+#endif
+    int mine = info.cuda_aware, lo, hi;
+    MPI_Allreduce(&mine, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&mine, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    ck_assert_int_eq(lo, hi);
+    ck_assert_int_eq(tcomm_comm_destroy(c), TCOMM_SUCCESS);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -142,6 +168,7 @@ int main(int argc, char **argv)
     tcase_set_timeout(tc, 600);
     tcase_add_loop_test(tc, test_config, 0, NCONFIGS);
     tcase_add_test(tc, test_nothing_pending);
+    tcase_add_test(tc, test_probe);
     suite_add_tcase(s, tc);
 
     SRunner *sr = srunner_create(s);
