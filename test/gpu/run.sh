@@ -58,8 +58,8 @@ for np in 1 2; do
         prog=bench/osu_tcomm_$b
         [ -x "$prog" ] || { echo "SKIP: no $prog"; continue; }
         mpi "$np" "$prog" -d cuda -c -m 1:4194304 -i 20 -x 5
-        TCOMM_CUDA_AWARE=0 mpi "$np" "$prog" -d cuda -c -m 1:1048576 \
-            -i 10 -x 2 -T f16
+        mpi "$np" env TCOMM_CUDA_AWARE=0 "$prog" -d cuda -c \
+            -m 1:1048576 -i 10 -x 2 -T f16
     done
 done
 log "all GPU checks passed"
