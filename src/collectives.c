@@ -2,6 +2,7 @@
 /* The public collectives: validate, agree across ranks, allocate the
  * output on the input's graph, dispatch to the backend. Outputs are set
  * only on success. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,6 +76,19 @@ static tcomm_status_t dispatch(tcomm_comm_t *comm, const tcomm_call_t *c,
                        c->fn);
 }
 
+/* A backend's sentence that starts "tcomm: " (an MPI failure, a timeout)
+ * is made to name the public call instead. */
+static tcomm_status_t name_the_call(const tcomm_call_t *c,
+                                    tcomm_status_t st)
+{
+    const char *msg = tcomm_last_error();
+    if (strncmp(msg, "tcomm: ", 7) != 0)
+        return st;
+    char text[1024];
+    snprintf(text, sizeof text, "%s", msg + 7);
+    return tcomm_error(st, "%s: %s", c->fn, text);
+}
+
 static tcomm_status_t run(tcomm_comm_t *comm, const tcomm_call_t *c)
 {
     tcomm_error_clear();
@@ -124,7 +138,7 @@ static tcomm_status_t run(tcomm_comm_t *comm, const tcomm_call_t *c)
         free(sizes);
     if (st != TCOMM_SUCCESS) {
         tcomm_tensor_release(fresh);
-        return st;
+        return name_the_call(c, st);
     }
     if (c->out)
         *c->out = fresh;

@@ -15,6 +15,7 @@ typedef struct tcomm_mpi_state {
     int cuda_aware;     /* device buffers go to MPI directly */
     tcomm_comm_t *owner; /* the handle (check, deterministic, seq) */
     unsigned paths_logged; /* TCOMM_DEBUG=INFO: paths already reported */
+    struct tcomm_timeout *timeout; /* TCOMM_TIMEOUT > 0: src/timeout.c */
 } tcomm_mpi_state_t;
 
 extern const tcomm_backend_ops_t tcomm_backend_mpi;

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* TCOMM_TIMEOUT: the MPI backend's arrival exchanges (the agreement
+ * round, the barrier, and with TCOMM_CHECK=0 an arrival round) run as
+ * nonblocking MPI calls polled until a deadline. Every rank stores the
+ * sequence number of the collective it last entered in a window shared
+ * by the ranks of its node, so that a rank that gives up can name the
+ * ranks that have not arrived, and a late rank can see that its peers
+ * gave up. See src/timeout.c. */
+#ifndef TCOMM_TIMEOUT_H
+#define TCOMM_TIMEOUT_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#include "tcomm_internal.h"
+
+typedef struct tcomm_timeout tcomm_timeout_t;
+
+/* Collective over comm: the shared window and the scratch buffers. */
+tcomm_status_t tcomm_timeout_create(MPI_Comm comm, double seconds,
+                                    tcomm_timeout_t **out);
+/* Free everything; failed != 0: a request may still be pending, so the
+ * window, the node communicator and the buffers are left to MPI_Finalize
+ * (a collective free could hang on a missing rank). */
+void tcomm_timeout_destroy(tcomm_timeout_t *t, int failed);
+
+/* Nonblocking forms of the backend's exchanges, polled until the deadline
+ * of collective seq (set when a rank first enters seq). They return
+ * TCOMM_ERR_TIMEOUT naming the ranks that have not arrived, or
+ * TCOMM_ERR_COMM_FAILED when a peer has given up on this communicator. */
+tcomm_status_t tcomm_timeout_allreduce_min_i64(tcomm_timeout_t *t,
+                                               MPI_Comm comm, uint64_t seq,
+                                               int64_t *values, int count);
+tcomm_status_t tcomm_timeout_allgather_bytes(tcomm_timeout_t *t,
+                                             MPI_Comm comm, uint64_t seq,
+                                             const void *mine, void *all,
+                                             size_t bytes);
+tcomm_status_t tcomm_timeout_barrier(tcomm_timeout_t *t, MPI_Comm comm,
+                                     uint64_t seq);
+
+#endif /* TCOMM_TIMEOUT_H */

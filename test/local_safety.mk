@@ -1,0 +1,32 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Cross-rank safety (issue 3): the timeout layer of the MPI backend and
+# its MPI suites, run under mpirun (test/NAME-npN.mpitest) with a
+# timeout, so that a hang fails the test.
+libtcomm_internal_la_SOURCES += src/timeout.c src/tcomm_timeout.h
+
+SAFETY_TEST_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+SAFETY_TEST_LDADD = libtcomm_internal.la $(CHECK_LIBS)
+
+check_PROGRAMS += test/mpi_errors test/mpi_mismatch test/mpi_timeout \
+	test/mpi_determinism
+test_mpi_errors_SOURCES = test/mpi_errors.c test/mpi_safety.h
+test_mpi_errors_CFLAGS = $(SAFETY_TEST_CFLAGS)
+test_mpi_errors_LDADD = $(SAFETY_TEST_LDADD)
+test_mpi_mismatch_SOURCES = test/mpi_mismatch.c test/mpi_safety.h
+test_mpi_mismatch_CFLAGS = $(SAFETY_TEST_CFLAGS)
+test_mpi_mismatch_LDADD = $(SAFETY_TEST_LDADD)
+test_mpi_timeout_SOURCES = test/mpi_timeout.c
+test_mpi_timeout_CFLAGS = $(SAFETY_TEST_CFLAGS)
+test_mpi_timeout_LDADD = $(SAFETY_TEST_LDADD)
+test_mpi_determinism_SOURCES = test/mpi_determinism.c
+test_mpi_determinism_CFLAGS = $(SAFETY_TEST_CFLAGS)
+test_mpi_determinism_LDADD = $(SAFETY_TEST_LDADD)
+
+TESTS += test/mpi_errors-np1.mpitest test/mpi_errors-np2.mpitest \
+	test/mpi_errors-np3.mpitest test/mpi_errors-np4.mpitest \
+	test/mpi_mismatch-np2.mpitest test/mpi_mismatch-np3.mpitest \
+	test/mpi_mismatch-np4.mpitest \
+	test/mpi_timeout-np2.mpitest test/mpi_timeout-np3.mpitest \
+	test/mpi_timeout-np4.mpitest \
+	test/mpi_determinism-np1.mpitest test/mpi_determinism-np2.mpitest \
+	test/mpi_determinism-np3.mpitest test/mpi_determinism-np4.mpitest
