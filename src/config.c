@@ -26,7 +26,10 @@ static const tcomm_setting_t settings[] = {
      "1: reductions are the left fold in rank order, bitwise reproducible",
      tcomm_parse_bool, FIELD(deterministic)},
     {"TCOMM_TIMEOUT", "0",
-     "seconds a collective may wait for the other ranks; 0 = no timeout",
+     "seconds a collective may wait for the other ranks to arrive, then "
+     "TCOMM_ERR_TIMEOUT naming the late ranks (the communicator is then "
+     "unusable); 0 = no timeout (default: a correct program may keep its "
+     "peers waiting longer, e.g. for I/O). Set it alike on every rank",
      tcomm_parse_seconds, FIELD(timeout_s)},
     {"TCOMM_CUDA_AWARE", "auto",
      "auto: probe MPI; 1: pass device buffers to MPI; 0: stage through "
