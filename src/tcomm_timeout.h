@@ -2,7 +2,7 @@
 /* TCOMM_TIMEOUT: the MPI backend's arrival exchanges (the agreement
  * round, the barrier, and with TCOMM_CHECK=0 an arrival round) run as
  * nonblocking MPI calls polled until a deadline. Every rank stores the
- * sequence number of the collective it last entered in a window shared
+ * sequence number of the collective it last entered in memory shared
  * by the ranks of its node, so that a rank that gives up can name the
  * ranks that have not arrived, and a late rank can see that its peers
  * gave up. See src/timeout.c. */
@@ -16,12 +16,11 @@
 
 typedef struct tcomm_timeout tcomm_timeout_t;
 
-/* Collective over comm: the shared window and the scratch buffers. */
+/* Collective over comm: the node's shared record and scratch buffers. */
 tcomm_status_t tcomm_timeout_create(MPI_Comm comm, double seconds,
                                     tcomm_timeout_t **out);
-/* Free everything; failed != 0: a request may still be pending, so the
- * window, the node communicator and the buffers are left to MPI_Finalize
- * (a collective free could hang on a missing rank). */
+/* Local: never waits for a peer. A buffer that an abandoned request may
+ * still write into is left allocated. */
 void tcomm_timeout_destroy(tcomm_timeout_t *t, int failed);
 
 /* Nonblocking forms of the backend's exchanges, polled until the deadline

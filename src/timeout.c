@@ -8,12 +8,13 @@
  * caller's, and a request left pending on them could write into a tensor
  * after the call returned.
  *
- * Naming the missing ranks: the ranks of a node share a window
- * (MPI_Win_allocate_shared) with one cache line per rank holding the
+ * Naming the missing ranks: the ranks of a node share a small POSIX
+ * shared memory segment with one cache line per rank holding the
  * sequence number of the collective it last entered, stored with a plain
  * atomic store when it enters, and a header line recording that some
  * rank gave up. Reading it needs no progress from the target, so a
- * sleeping or spinning rank is still seen. Ranks on other nodes cannot be
+ * sleeping or spinning rank is still seen, and unlike an MPI window it is
+ * released without a collective call. Ranks on other nodes cannot be
  * queried this way and are reported as such. A rank that gives up leaves
  * its request pending (MPI cannot cancel a collective) and marks the
  * header, so that a late rank entering its next collective returns
@@ -21,10 +22,13 @@
  *
  * Cost per collective with a timeout: a timestamp, a counter store and a
  * load of the header, plus the nonblocking form of the exchange. */
+#include <fcntl.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "tcomm_backend_mpi.h"
 #include "tcomm_timeout.h"
@@ -43,11 +47,11 @@ struct tcomm_timeout {
     uint64_t seq;    /* the collective the deadline belongs to */
     double deadline; /* MPI_Wtime() */
     int rank, size;  /* in the communicator */
-    MPI_Comm node;   /* the ranks of this node */
-    MPI_Win win;
     int nnode, me;        /* node size, our node rank */
     int *comm_rank;       /* node rank -> communicator rank */
     char *lines;          /* header line, then one line per node rank */
+    size_t lines_len;
+    int private_lines;    /* no shared memory: lines is ours alone */
     unsigned char *buf;   /* what pending requests read and write */
     size_t buf_len;
     int pending;          /* a request on buf was abandoned */
@@ -63,6 +67,45 @@ static slot_t *slot(tcomm_timeout_t *t, int node_rank)
     return (slot_t *)(t->lines + LINE * (1 + (size_t)node_rank));
 }
 
+/* Node rank 0 creates a POSIX shared memory object (zero-filled), every
+ * rank of the node maps it, and it is unlinked once all have: unmapping
+ * is local, so destroying a communicator never waits for a peer (an
+ * MPI_Win_free would, and a failed peer may never call it). */
+static int map_lines(tcomm_timeout_t *t, MPI_Comm node)
+{
+    static unsigned counter;
+    char name[64] = "";
+    int ok = 1, all_ok = 0, fd = -1;
+    t->lines_len = LINE * (1 + (size_t)t->nnode);
+    if (t->me == 0) {
+        snprintf(name, sizeof name, "/tcomm-%ld-%u", (long)getpid(),
+                 counter++);
+        fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
+        ok = fd >= 0 && ftruncate(fd, (off_t)t->lines_len) == 0;
+    }
+    int rc = MPI_Bcast(name, sizeof name, MPI_CHAR, 0, node);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (t->me != 0)
+        ok = (fd = shm_open(name, O_RDWR, 0)) >= 0;
+    if (ok) {
+        void *p = mmap(NULL, t->lines_len, PROT_READ | PROT_WRITE,
+                       MAP_SHARED, fd, 0);
+        ok = p != MAP_FAILED;
+        t->lines = ok ? p : NULL;
+    }
+    if (fd >= 0)
+        close(fd);
+    rc = MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, node);
+    if (t->me == 0 && fd >= 0)
+        shm_unlink(name);
+    if (rc == MPI_SUCCESS && !all_ok && t->lines) {
+        munmap(t->lines, t->lines_len);
+        t->lines = NULL;
+    }
+    return rc;
+}
+
 tcomm_status_t tcomm_timeout_create(MPI_Comm comm, double seconds,
                                     tcomm_timeout_t **out)
 {
@@ -71,56 +114,48 @@ tcomm_status_t tcomm_timeout_create(MPI_Comm comm, double seconds,
         return tcomm_error(TCOMM_ERR_NO_MEMORY,
                            "tcomm_comm_create_mpi: out of host memory");
     t->seconds = seconds;
-    t->node = MPI_COMM_NULL;
-    t->win = MPI_WIN_NULL;
+    MPI_Comm node = MPI_COMM_NULL;
     MPI_Comm_rank(comm, &t->rank);
     MPI_Comm_size(comm, &t->size);
     int rc = MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0,
-                                 MPI_INFO_NULL, &t->node);
+                                 MPI_INFO_NULL, &node);
     if (rc == MPI_SUCCESS) {
-        MPI_Comm_rank(t->node, &t->me);
-        MPI_Comm_size(t->node, &t->nnode);
-        MPI_Aint bytes = t->me == 0 ? LINE * (1 + (MPI_Aint)t->nnode) : 0;
-        void *base;
-        rc = MPI_Win_allocate_shared(bytes, 1, MPI_INFO_NULL, t->node,
-                                     &base, &t->win);
+        MPI_Comm_rank(node, &t->me);
+        MPI_Comm_size(node, &t->nnode);
+        rc = map_lines(t, node);
     }
-    if (rc == MPI_SUCCESS) {
-        MPI_Aint len;
-        int unit;
-        rc = MPI_Win_shared_query(t->win, 0, &len, &unit, &t->lines);
-    }
-    if (rc == MPI_SUCCESS)
-        rc = MPI_Win_lock_all(MPI_MODE_NOCHECK, t->win);
     t->comm_rank = malloc((size_t)t->nnode * 2 * sizeof(int) + 1);
     t->buf_len = 4096;
     t->buf = malloc(t->buf_len);
-    if (rc == MPI_SUCCESS && t->comm_rank && t->buf) {
+    if (rc == MPI_SUCCESS && (!t->comm_rank || !t->buf))
+        rc = MPI_ERR_NO_MEM;
+    if (rc == MPI_SUCCESS && !t->lines) {
+        /* no shared memory: a private record of this rank alone */
+        t->nnode = 1;
+        t->me = 0;
+        t->comm_rank[0] = t->rank;
+        t->lines_len = 2 * LINE;
+        t->lines = calloc(1, t->lines_len);
+        t->private_lines = 1;
+        if (!t->lines)
+            rc = MPI_ERR_NO_MEM;
+    } else if (rc == MPI_SUCCESS) {
         int *ids = t->comm_rank + t->nnode;
         MPI_Group g_node, g_comm;
         for (int i = 0; i < t->nnode; i++)
             ids[i] = i;
-        MPI_Comm_group(t->node, &g_node);
+        MPI_Comm_group(node, &g_node);
         MPI_Comm_group(comm, &g_comm);
         rc = MPI_Group_translate_ranks(g_node, t->nnode, ids, g_comm,
                                        t->comm_rank);
         MPI_Group_free(&g_node);
         MPI_Group_free(&g_comm);
     }
-    if (rc == MPI_SUCCESS && (!t->comm_rank || !t->buf))
-        rc = MPI_ERR_NO_MEM;
-    if (rc == MPI_SUCCESS) {
-        /* MPI does not promise zeroed memory: each rank clears its line */
-        atomic_store(&slot(t, t->me)->entered, 0);
-        atomic_store(&slot(t, t->me)->gave_up, 0);
-        if (t->me == 0)
-            atomic_store(header(t), 0);
-        MPI_Win_sync(t->win);
-        rc = MPI_Barrier(t->node);
-    }
+    if (node != MPI_COMM_NULL)
+        MPI_Comm_free(&node);
     if (rc != MPI_SUCCESS) {
         tcomm_status_t st = tcomm_mpi_status(rc, "tcomm_comm_create_mpi "
-                                                 "(TCOMM_TIMEOUT window)",
+                                                 "(TCOMM_TIMEOUT record)",
                                              __FILE__, __LINE__);
         tcomm_timeout_destroy(t, 0);
         return st;
@@ -131,20 +166,16 @@ tcomm_status_t tcomm_timeout_create(MPI_Comm comm, double seconds,
 
 void tcomm_timeout_destroy(tcomm_timeout_t *t, int failed)
 {
+    (void)failed; /* nothing here waits for a peer */
     if (!t)
         return;
-    int finalized = 0;
-    MPI_Finalized(&finalized);
-    if (failed || t->pending || finalized)
-        return; /* leave the collective frees to MPI_Finalize */
-    if (t->win != MPI_WIN_NULL) {
-        if (t->lines)
-            MPI_Win_unlock_all(t->win);
-        MPI_Win_free(&t->win);
-    }
-    if (t->node != MPI_COMM_NULL)
-        MPI_Comm_free(&t->node);
+    if (t->lines && t->private_lines)
+        free(t->lines);
+    else if (t->lines)
+        munmap(t->lines, t->lines_len);
     free(t->comm_rank);
+    if (t->pending)
+        return; /* MPI may still write into buf: leave it */
     free(t->buf);
     free(t);
 }
@@ -174,7 +205,6 @@ static int find_late(tcomm_timeout_t *t, uint64_t seq, int *late,
                      int64_t *last)
 {
     int n = 0;
-    MPI_Win_sync(t->win);
     for (int i = 0; i < t->nnode; i++) {
         int64_t e = atomic_load(&slot(t, i)->entered);
         if (e < (int64_t)seq) {
@@ -208,8 +238,8 @@ static tcomm_status_t timed_out(tcomm_timeout_t *t, uint64_t seq)
     }
     int away = t->size - t->nnode;
     if (away > 0)
-        snprintf(off, sizeof off, "%s%d rank%s on other nodes could not be "
-                                  "queried",
+        snprintf(off, sizeof off, "%s%d other rank%s could not be queried "
+                                  "(not sharing memory with this one)",
                  nlate ? "; " : ": ", away, away > 1 ? "s" : "");
     else if (nlate == 0)
         snprintf(off, sizeof off, ": every rank entered it but it did not "
@@ -228,7 +258,6 @@ static tcomm_status_t peer_gave_up(tcomm_timeout_t *t, uint64_t seq)
 {
     int who = -1;
     int64_t at = 0;
-    MPI_Win_sync(t->win);
     for (int i = 0; i < t->nnode; i++) {
         int64_t g = atomic_load(&slot(t, i)->gave_up);
         if (g && (who < 0 || t->comm_rank[i] < who)) {

@@ -4,9 +4,10 @@
  * gets its own status, the others TCOMM_ERR_MISMATCH quoting it), a
  * non-divisible reduce_scatter, a root out of range, an all_gather_into
  * whose size along dim is wrong on one rank, and an MPI failure inside a
- * collective. After each: *out and the inputs untouched, and the next
+ * collective (on a communicator with TCOMM_TIMEOUT). After each: *out and the inputs untouched, and the next
  * valid collective succeeds. */
 #include "mpi_safety.h"
+#include "tcomm_config.h"
 
 static const size_t s24[2] = {2, 4};
 
@@ -186,8 +187,14 @@ END_TEST
 START_TEST(mpi_failure_inside_a_collective)
 {
     tcomm_comm_t *c;
+    /* with a timeout layer too: destroying a communicator that failed on
+     * some ranks only must not wait for the others */
+    setenv("TCOMM_TIMEOUT", "30", 1);
+    tcomm_config_reload();
     ck_assert_int_eq(tcomm_comm_create_mpi(MPI_COMM_WORLD, &c),
                      TCOMM_SUCCESS);
+    unsetenv("TCOMM_TIMEOUT");
+    tcomm_config_reload();
     ck_assert_int_eq(tcomm_comm_set_attr(c, TCOMM_ATTR_CHECK, 0),
                      TCOMM_SUCCESS);
     size_t s[1] = {rank == 0 ? 64 : 8};
