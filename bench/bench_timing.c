@@ -58,7 +58,8 @@ static double median(double *v, int n)
 }
 
 /* The timed calls per side: -i, capped by --max-time from the warm-up's
- * latency; rank 0 decides so that every rank runs the same count. */
+ * latency but at least BENCH_MIN_ITERS; rank 0 decides so that every
+ * rank runs the same count. */
 static long pick_iters(bench_run_t *r, long iters, double warm_s,
                        long warm_n)
 {
@@ -71,8 +72,8 @@ static long pick_iters(bench_run_t *r, long iters, double warm_s,
         long cap = lat > 0.0 ? (long)(r->opt->max_time / lat) : iters;
         if (cap < iters)
             iters = cap;
-        if (iters < BENCH_BLOCKS)
-            iters = BENCH_BLOCKS;
+        if (iters < BENCH_MIN_ITERS)
+            iters = BENCH_MIN_ITERS;
         MPI_Bcast(&iters, 1, MPI_LONG, 0, MPI_COMM_WORLD);
     }
     return iters;

@@ -18,6 +18,8 @@
 /* Blocks per timed size (fewer when there are fewer iterations): tcomm
  * and MPI alternate block by block. */
 #define BENCH_BLOCKS 50
+/* The fewest timed calls per side that --max-time leaves. */
+#define BENCH_MIN_ITERS 20
 
 typedef enum {
     BENCH_ALLREDUCE,

@@ -8,7 +8,7 @@
 #
 # usage: bench-sweep.sh BINDIR OUTDIR PLOT_GP
 # environment: MPIRUN, BENCH_NP (2), BENCH_SIZES (4:16M),
-#              BENCH_MAX_TIME (0.2 s per size and side), BENCH_ONLY (a
+#              BENCH_MAX_TIME (0.15 s per size and side), BENCH_ONLY (a
 #              regular expression on the result names), BENCH_NICE (a
 #              nice increment for the runs, e.g. -5 as root on a shared
 #              machine; default none)
@@ -19,7 +19,7 @@ outdir=${2:-bench/results}
 plotgp=${3:-$(dirname "$0")/../bench/plot.gp}
 np=${BENCH_NP:-2}
 sizes=${BENCH_SIZES:-4:16M}
-maxtime=${BENCH_MAX_TIME:-0.2}
+maxtime=${BENCH_MAX_TIME:-0.15}
 only=${BENCH_ONLY:-.}
 mpirun=${MPIRUN:-mpirun}
 nice=""
@@ -50,12 +50,14 @@ run() {
     while [ "$1" != "--" ]; do envs="$envs $1"; shift; done
     shift
     echo "$name" | grep -Eq "$only" || return 0
-    echo "bench: $name" >&2
+    printf 'bench: %s' "$name" >&2
+    t0=$(date +%s)
     # shellcheck disable=SC2086
     env $envs $nice "$mpirun" $mpiflags -np "$np" "$bindir/osu_tcomm_$prog" \
-        -m "$sizes" -f -c --baseline -i 10000 --max-time "$maxtime" \
+        -m "$sizes" -f -c --baseline -i 5000 --max-time "$maxtime" \
         --json "$outdir/$name.json" "$@" > "$outdir/$name.txt"
     tojdat < "$outdir/$name.json" > "$outdir/$name.dat"
+    echo " ($(($(date +%s) - t0)) s)" >&2
 }
 
 # One line per result in the JSON:
