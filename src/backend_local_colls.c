@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The local backend's collectives. Each rank shows its input in its slot,
+ * waits for everyone, computes its own result from the others' inputs
+ * (reductions are the left fold in rank order, so every rank gets the
+ * same bits by construction), and waits again before anyone may reuse
+ * an input. Tensors on device spaces (sim, cuda) are staged through host
+ * buffers with the space's own copies. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend_local_world.h"
+#include "tcomm_host_kernels.h"
+
+/* Host views of a collective's input and output. */
+typedef struct {
+    const void *in;
+    void *out;
+    void *hin, *hout; /* staging buffers of a device space, else NULL */
+} local_bufs_t;
+
+static tcomm_status_t no_memory(size_t bytes)
+{
+    return tcomm_error(TCOMM_ERR_NO_MEMORY,
+                       "tcomm: out of host memory staging %zu bytes", bytes);
+}
+
+/* Host pointers for in (read only when @p read_in) and out. */
+static tcomm_status_t stage_in(const tcomm_tensor_t *in, int read_in,
+                               tcomm_tensor_t *out, local_bufs_t *b)
+{
+    memset(b, 0, sizeof *b);
+    const tcomm_memspace_t *sp = in->graph->space;
+    if (sp->is_host) {
+        b->in = in->data;
+        b->out = out->data;
+        return TCOMM_SUCCESS;
+    }
+    b->hin = malloc(in->nbytes + 1);
+    b->hout = malloc(out->nbytes + 1);
+    if (!b->hin || !b->hout)
+        return no_memory(in->nbytes + out->nbytes);
+    b->in = b->hin;
+    b->out = b->hout;
+    if (!read_in)
+        return TCOMM_SUCCESS;
+    return sp->to_host(in->graph->space_ctx, b->hin, in->data, in->nbytes);
+}
+
+/* Copy a staged result to out (when @p st is success) and free. */
+static tcomm_status_t stage_out(tcomm_status_t st, tcomm_tensor_t *out,
+                                local_bufs_t *b)
+{
+    if (st == TCOMM_SUCCESS && b->hout) {
+        const tcomm_memspace_t *sp = out->graph->space;
+        st = sp->from_host(out->graph->space_ctx, out->data, b->hout,
+                           out->nbytes);
+    }
+    free(b->hin);
+    free(b->hout);
+    return st;
+}
+
+/* dst = slot[0][at..] op slot[1][at..] op ... (n elements), rank order. */
+static void fold(const tcomm_local_world_t *w, tcomm_dtype_t dtype,
+                 tcomm_op_t op, void *dst, size_t at, size_t n)
+{
+    size_t es = tcomm_kernel_elsize(dtype);
+    if (n == 0)
+        return;
+    memcpy(dst, (const char *)w->slot[0] + at * es, n * es);
+    for (int r = 1; r < w->size; r++)
+        tcomm_host_reduce(dtype, op, dst, (const char *)w->slot[r] + at * es,
+                          n);
+}
+
+tcomm_status_t tcomm_local_all_reduce(void *state, const tcomm_tensor_t *in,
+                                      tcomm_op_t op, tcomm_tensor_t *out)
+{
+    tcomm_local_rank_t *me = state;
+    tcomm_local_world_t *w = me->world;
+    local_bufs_t b;
+    tcomm_status_t st = stage_in(in, 1, out, &b);
+    /* In place: the others still read our input while we fold. */
+    void *dst = b.out;
+    if (st == TCOMM_SUCCESS && b.out == b.in)
+        st = tcomm_local_scratch(me, in->nbytes, &dst);
+    st = tcomm_local_share(me, b.in, st);
+    if (st != TCOMM_SUCCESS)
+        return stage_out(st, out, &b);
+    fold(w, in->dtype, op, dst, 0, in->numel);
+    st = tcomm_local_sync(me);
+    if (st == TCOMM_SUCCESS && dst != b.out)
+        memcpy(b.out, dst, in->nbytes);
+    if (st == TCOMM_SUCCESS && op == TCOMM_AVG)
+        tcomm_host_divide(in->dtype, b.out, in->numel, w->size);
+    return stage_out(st, out, &b);
+}
+
+tcomm_status_t tcomm_local_all_gather(void *state, const tcomm_tensor_t *in,
+                                      int dim, const size_t *sizes,
+                                      tcomm_tensor_t *out)
+{
+    tcomm_local_rank_t *me = state;
+    tcomm_local_world_t *w = me->world;
+    size_t es = tcomm_kernel_elsize(in->dtype);
+    size_t outer = tcomm_shape_prod(in->shape, 0, dim);
+    size_t inner = tcomm_shape_prod(in->shape, dim + 1, in->ndim) * es;
+    size_t total = 0;
+    for (int r = 0; r < w->size; r++)
+        total += sizes[r];
+    local_bufs_t b;
+    tcomm_status_t st = stage_in(in, 1, out, &b);
+    void *dst = b.out;
+    if (st == TCOMM_SUCCESS && b.out == b.in && out->nbytes)
+        st = tcomm_local_scratch(me, out->nbytes, &dst);
+    st = tcomm_local_share(me, b.in, st);
+    if (st != TCOMM_SUCCESS)
+        return stage_out(st, out, &b);
+    /* out is [outer][total][inner]; rank r's rows land at column off. */
+    size_t off = 0;
+    for (int r = 0; r < w->size; r++) {
+        size_t row = sizes[r] * inner;
+        const char *src = w->slot[r];
+        for (size_t o = 0; o < outer && row; o++)
+            memcpy((char *)dst + (o * total + off) * inner, src + o * row,
+                   row);
+        off += sizes[r];
+    }
+    st = tcomm_local_sync(me);
+    if (st == TCOMM_SUCCESS && dst != b.out)
+        memcpy(b.out, dst, out->nbytes);
+    return stage_out(st, out, &b);
+}
+
+tcomm_status_t tcomm_local_reduce_scatter(void *state,
+                                          const tcomm_tensor_t *in,
+                                          tcomm_op_t op, int dim,
+                                          tcomm_tensor_t *out)
+{
+    tcomm_local_rank_t *me = state;
+    tcomm_local_world_t *w = me->world;
+    size_t es = tcomm_kernel_elsize(in->dtype);
+    size_t outer = tcomm_shape_prod(in->shape, 0, dim);
+    /* in is [outer][n * chunk]; this rank keeps columns of chunk r */
+    size_t chunk = outer ? out->numel / outer : 0;
+    size_t rowlen = chunk * (size_t)w->size;
+    local_bufs_t b;
+    tcomm_status_t st = stage_in(in, 1, out, &b);
+    void *dst = b.out;
+    if (st == TCOMM_SUCCESS && b.out == b.in && out->nbytes)
+        st = tcomm_local_scratch(me, out->nbytes, &dst);
+    st = tcomm_local_share(me, b.in, st);
+    if (st != TCOMM_SUCCESS)
+        return stage_out(st, out, &b);
+    for (size_t o = 0; o < outer; o++)
+        fold(w, in->dtype, op, (char *)dst + o * chunk * es,
+             o * rowlen + (size_t)me->rank * chunk, chunk);
+    st = tcomm_local_sync(me);
+    if (st == TCOMM_SUCCESS && dst != b.out)
+        memcpy(b.out, dst, out->nbytes);
+    if (st == TCOMM_SUCCESS && op == TCOMM_AVG)
+        tcomm_host_divide(in->dtype, b.out, out->numel, w->size);
+    return stage_out(st, out, &b);
+}
+
+tcomm_status_t tcomm_local_broadcast(void *state, const tcomm_tensor_t *in,
+                                     int root, tcomm_tensor_t *out)
+{
+    tcomm_local_rank_t *me = state;
+    tcomm_local_world_t *w = me->world;
+    int is_root = me->rank == root;
+    local_bufs_t b;
+    tcomm_status_t st = stage_in(in, is_root, out, &b);
+    st = tcomm_local_share(me, is_root ? b.in : NULL, st);
+    if (st != TCOMM_SUCCESS)
+        return stage_out(st, out, &b);
+    /* Only the root's input is read, so out == in is safe elsewhere. */
+    if (b.out != w->slot[root] && in->nbytes)
+        memcpy(b.out, w->slot[root], in->nbytes);
+    st = tcomm_local_sync(me);
+    return stage_out(st, out, &b);
+}

@@ -1,0 +1,18 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Backends beside MPI (issue 9): local (N ranks as N threads, always
+# built), Gloo (--with-gloo) and NCCL (--with-nccl), their tests, and the
+# user-defined backend's test.
+
+# local: the mock backend, an independent reference for the MPI suites.
+libtcomm_internal_la_SOURCES += src/backend_local_world.h \
+	src/backend_local.c src/backend_local_colls.c
+
+BACKEND_TEST_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) -I$(top_srcdir)/test
+BACKEND_TEST_LDADD = libtcomm_internal.la $(CHECK_LIBS)
+
+check_PROGRAMS += test/check_local_backend
+test_check_local_backend_SOURCES = test/check_local_backend.c \
+	test/mpi_reference.c test/mpi_reference.h
+test_check_local_backend_CFLAGS = $(BACKEND_TEST_CFLAGS)
+test_check_local_backend_LDADD = $(BACKEND_TEST_LDADD)
+TESTS += test/check_local_backend
