@@ -24,12 +24,13 @@ static void deadline_after(double seconds, struct timespec *ts)
     }
 }
 
-/* Called with the lock held: the ranks that have not arrived, as text. */
+/* Called with the lock held: "rank 2" or "ranks 2, 3", the ranks that
+ * have not arrived. */
 static void late_ranks(const tcomm_local_world_t *w, char *buf, size_t len)
 {
-    size_t used = 0;
-    int shown = 0;
-    buf[0] = '\0';
+    int missing = w->size - w->arrived, shown = 0;
+    size_t used = (size_t)snprintf(buf, len, "rank%s ",
+                                   missing > 1 ? "s" : "");
     for (int r = 0; r < w->size && used + 16 < len; r++) {
         if (w->present[r])
             continue;
@@ -77,21 +78,20 @@ tcomm_status_t tcomm_local_sync(tcomm_local_rank_t *me)
                      ? pthread_cond_timedwait(&w->cond, &w->lock, &until)
                      : pthread_cond_wait(&w->cond, &w->lock);
         if (rc == ETIMEDOUT && gen == w->generation && !w->broken) {
-            char late[128];
-            late_ranks(w, late, sizeof late);
+            late_ranks(w, w->late, sizeof w->late);
             w->broken = TCOMM_ERR_TIMEOUT;
             pthread_cond_broadcast(&w->cond);
-            st = tcomm_error(TCOMM_ERR_TIMEOUT,
-                             "tcomm: rank %d waited %g s (TCOMM_TIMEOUT) "
-                             "for ranks %s of the local world, which did "
-                             "not arrive (call the collective on every "
-                             "rank's thread; the world is unusable now)",
-                             me->rank, w->timeout_s, late);
-            goto out;
         }
     }
-    if (gen == w->generation)
-        st = broken_error(w);
+    if (gen != w->generation)
+        goto out;
+    /* Everyone waiting when the world broke reports the late ranks. */
+    st = tcomm_error(TCOMM_ERR_TIMEOUT,
+                     "tcomm: rank %d waited %g s (TCOMM_TIMEOUT) for %s of "
+                     "the local world, which did not arrive (call "
+                     "the collective on every rank's thread; the world is "
+                     "unusable now)",
+                     me->rank, w->timeout_s, w->late);
 out:
     pthread_mutex_unlock(&w->lock);
     return st;

@@ -22,6 +22,7 @@ typedef struct tcomm_local_world {
     unsigned long generation; /* barriers completed */
     tcomm_status_t broken; /* non-zero once a rank gave up waiting */
     unsigned char *present; /* per rank: arrived in this generation */
+    char late[128];       /* the ranks that did not arrive, once broken */
     const void **slot;    /* per rank: the buffer it shares */
     tcomm_status_t *status; /* per rank: its status entering the op */
 } tcomm_local_world_t;
