@@ -10,9 +10,6 @@
 #include "tcomm_mpi.h"
 #include "tcomm_timeout.h"
 
-/* src/cuda_aware_probe.c: is MPI CUDA-aware (agreed over comm)? */
-int tcomm_mpi_probe_cuda_aware(MPI_Comm comm);
-
 tcomm_status_t tcomm_mpi_status(int mpi_rc, const char *call,
                                 const char *file, int line)
 {

@@ -14,10 +14,9 @@
 #include <mpi-ext.h>
 #endif
 
+#include "tcomm_backend_mpi.h"
 #include "tcomm_config.h"
 #include "tcomm_log.h"
-
-int tcomm_mpi_probe_cuda_aware(MPI_Comm comm);
 
 /* The local answer and the sentence that explains it. */
 static int probe_local(const char **why)

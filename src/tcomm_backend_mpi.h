@@ -27,6 +27,10 @@ tcomm_status_t tcomm_mpi_status(int mpi_rc, const char *call,
 #define TCOMM_MPI_CHECK(call)                                               \
     TCOMM_TRY(tcomm_mpi_status((call), #call, __FILE__, __LINE__))
 
+/* Is MPI CUDA-aware? Layered probe, agreed over comm (the minimum), so
+ * that every rank takes the same path (src/cuda_aware_probe.c). */
+int tcomm_mpi_probe_cuda_aware(MPI_Comm comm);
+
 /* Deterministic reductions (TCOMM_DETERMINISTIC): the left fold in rank
  * order, bitwise identical on every rank at every size (src/ordered.c).
  * AVG folds as SUM; the caller divides. */
