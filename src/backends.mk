@@ -10,7 +10,8 @@ libtcomm_internal_la_SOURCES += src/backend_local_world.h \
 BACKEND_TEST_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) -I$(top_srcdir)/test
 BACKEND_TEST_LDADD = libtcomm_internal.la $(CHECK_LIBS)
 
-check_PROGRAMS += test/check_local_backend test/check_local_backend_safety
+check_PROGRAMS += test/check_local_backend test/check_local_backend_safety \
+	test/check_custom_backend
 test_check_local_backend_SOURCES = test/check_local_backend.c \
 	test/mpi_reference.c test/mpi_reference.h
 test_check_local_backend_CFLAGS = $(BACKEND_TEST_CFLAGS)
@@ -18,4 +19,8 @@ test_check_local_backend_LDADD = $(BACKEND_TEST_LDADD)
 test_check_local_backend_safety_SOURCES = test/check_local_backend_safety.c
 test_check_local_backend_safety_CFLAGS = $(BACKEND_TEST_CFLAGS)
 test_check_local_backend_safety_LDADD = $(BACKEND_TEST_LDADD)
-TESTS += test/check_local_backend test/check_local_backend_safety
+test_check_custom_backend_SOURCES = test/check_custom_backend.c
+test_check_custom_backend_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+test_check_custom_backend_LDADD = $(BACKEND_TEST_LDADD)
+TESTS += test/check_local_backend test/check_local_backend_safety \
+	test/check_custom_backend
