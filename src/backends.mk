@@ -13,6 +13,7 @@ BACKEND_TEST_LDADD = libtcomm_internal.la $(CHECK_LIBS)
 check_PROGRAMS += test/check_local_backend test/check_local_backend_safety \
 	test/check_custom_backend test/mpi_vs_local
 test_check_local_backend_SOURCES = test/check_local_backend.c \
+	test/backend_matrix.c test/backend_matrix.h \
 	test/mpi_reference.c test/mpi_reference.h
 test_check_local_backend_CFLAGS = $(BACKEND_TEST_CFLAGS)
 test_check_local_backend_LDADD = $(BACKEND_TEST_LDADD)
