@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The cost of tcomm's safety modes against raw MPI (not installed):
  *
- *   mpirun -np 2 bench/check_cost [max_bytes]
+ *   mpirun -np 2 bench/check_cost [max_bytes [min_bytes]]
  *   TCOMM_TIMEOUT=300 mpirun -np 2 bench/check_cost   (the timeout's cost)
  *
  * f32 SUM all_reduce into a preallocated output, per size: raw
@@ -59,6 +59,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
     size_t max_bytes = argc > 1 ? strtoull(argv[1], NULL, 0) : 16u << 20;
+    size_t min_bytes = argc > 2 ? strtoull(argv[2], NULL, 0) : 4;
     tcomm_comm_t *comm[NMODES] = {NULL};
     tcomm_graph_t *g;
     tcomm_device_t host = {TCOMM_DEVICE_HOST, 0};
@@ -80,7 +81,7 @@ int main(int argc, char **argv)
                names[1], names[2], names[3], "check cost", "check %",
                "det/mpi");
     }
-    for (size_t bytes = 4; bytes <= max_bytes; bytes *= 4) {
+    for (size_t bytes = min_bytes; bytes <= max_bytes; bytes *= 4) {
         size_t n = bytes / 4, s[1] = {n};
         float *v = malloc(bytes);
         for (size_t i = 0; i < n; i++)

@@ -32,7 +32,7 @@ TESTS += test/mpi_errors-np1.mpitest test/mpi_errors-np2.mpitest \
 	test/mpi_determinism-np3.mpitest test/mpi_determinism-np4.mpitest
 
 # The cost of checked and deterministic mode against raw MPI (not
-# installed): mpirun -np 2 bench/check_cost [max_bytes]
+# installed): mpirun -np 2 bench/check_cost [max_bytes [min_bytes]]
 noinst_PROGRAMS += bench/check_cost
 bench_check_cost_SOURCES = bench/check_cost.c
 bench_check_cost_LDADD = libtcomm.la
