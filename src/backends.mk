@@ -31,3 +31,36 @@ TESTS += test/check_local_backend test/check_local_backend_safety \
 	test/check_custom_backend \
 	test/mpi_vs_local-np1.mpitest test/mpi_vs_local-np2.mpitest \
 	test/mpi_vs_local-np3.mpitest test/mpi_vs_local-np4.mpitest
+
+# Gloo: one C++ file in its own convenience library (C++ flags, Gloo's
+# headers); without Gloo, a stub that answers TCOMM_ERR_UNSUPPORTED.
+include_HEADERS += include/tcomm_gloo.h
+if TCOMM_HAVE_GLOO
+noinst_LTLIBRARIES += src/libtcomm_gloo.la
+src_libtcomm_gloo_la_SOURCES = src/backend_gloo.cc
+src_libtcomm_gloo_la_CPPFLAGS = $(AM_CPPFLAGS) $(GLOO_CPPFLAGS)
+src_libtcomm_gloo_la_CXXFLAGS = -std=gnu++17 -Wall -Wextra \
+	-Wno-unused-parameter -fvisibility=hidden
+src_libtcomm_gloo_la_LIBADD = $(GLOO_LIBS)
+# Linked as C: libtool's C++ tag would drop -lstdc++ from the library's
+# dependencies, and every C program that links libtcomm needs it.
+src_libtcomm_gloo_la_LINK = $(LIBTOOL) $(AM_V_lt) --tag=CC \
+	$(AM_LIBTOOLFLAGS) $(LIBTOOLFLAGS) --mode=link $(CCLD) $(AM_CFLAGS) \
+	$(CFLAGS) $(AM_LDFLAGS) $(LDFLAGS) -o $@
+libtcomm_internal_la_LIBADD += src/libtcomm_gloo.la
+# The C++ standard library's template instances have default visibility:
+# keep the shared library's exports to the tcomm_ API.
+libtcomm_la_LDFLAGS += -export-symbols-regex '^tcomm_'
+
+# The correctness matrix over Gloo at 1-4 ranks (mpirun only launches
+# the processes and shares the store directory).
+check_PROGRAMS += test/mpi_gloo
+test_mpi_gloo_SOURCES = test/mpi_gloo.c test/backend_matrix.c \
+	test/backend_matrix.h test/mpi_reference.c test/mpi_reference.h
+test_mpi_gloo_CFLAGS = $(BACKEND_TEST_CFLAGS)
+test_mpi_gloo_LDADD = $(BACKEND_TEST_LDADD)
+TESTS += test/mpi_gloo-np1.mpitest test/mpi_gloo-np2.mpitest \
+	test/mpi_gloo-np3.mpitest test/mpi_gloo-np4.mpitest
+else
+libtcomm_internal_la_SOURCES += src/backend_gloo_none.c
+endif

@@ -1,0 +1,377 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The Gloo backend: one thin C++ file behind the C vtable, written against
+ * the public backend interface (include/tcomm_backend.h), as a backend
+ * outside tcomm would be. The ranks meet through Gloo's file store and
+ * talk over its TCP transport; host tensors only. Reductions use Gloo's
+ * ring allreduce with tcomm's host kernels as the element function (so
+ * every dtype and op, NaN-propagating MIN/MAX, f16/bf16 in f32); in
+ * deterministic mode the inputs are gathered and folded in rank order.
+ * Gloo reports failures as exceptions: each becomes a status and a
+ * sentence here, never an exception across the C boundary. */
+#include <sys/stat.h>
+
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <vector>
+
+#include <gloo/allgather.h>
+#include <gloo/allgatherv.h>
+#include <gloo/allreduce.h>
+#include <gloo/barrier.h>
+#include <gloo/broadcast.h>
+#include <gloo/rendezvous/context.h>
+#include <gloo/rendezvous/file_store.h>
+#include <gloo/rendezvous/prefix_store.h>
+#include <gloo/transport/tcp/device.h>
+
+#include "tcomm_backend.h"
+#include "tcomm_gloo.h"
+extern "C" {
+#include "tcomm_config.h"
+#include "tcomm_host_kernels.h"
+}
+
+namespace {
+
+struct gloo_state {
+    std::shared_ptr<gloo::Context> ctx;
+    int rank = 0, size = 1;
+    tcomm_comm_t *owner = nullptr; /* for the deterministic attribute */
+    std::vector<char> tmp;         /* reshaping and gathered inputs */
+};
+
+tcomm_status_t fail(const std::exception &e, const char *what)
+{
+    int timed_out = std::strstr(e.what(), "imed out") != nullptr;
+    return tcomm_backend_error(
+        timed_out ? TCOMM_ERR_TIMEOUT : TCOMM_ERR_COMM_FAILED,
+        "tcomm: Gloo %s failed: %s (the communicator is unusable: destroy "
+        "it)",
+        what, e.what());
+}
+
+#define GLOO_TRY(what, body)                                                \
+    try {                                                                   \
+        body;                                                               \
+    } catch (const std::exception &e) {                                     \
+        return fail(e, what);                                               \
+    }
+
+const char *bytes(const tcomm_tensor_t *t)
+{
+    return static_cast<const char *>(tcomm_tensor_data(t));
+}
+
+size_t nbytes(const tcomm_tensor_t *t)
+{
+    return tcomm_tensor_numel(t) * tcomm_dtype_size(tcomm_tensor_dtype(t));
+}
+
+tcomm_status_t host_only(const tcomm_tensor_t *in, const char *fn)
+{
+    tcomm_device_t dev = tcomm_graph_device(tcomm_tensor_graph(in));
+    if (dev.kind == TCOMM_DEVICE_HOST)
+        return TCOMM_SUCCESS;
+    return tcomm_backend_error(TCOMM_ERR_UNSUPPORTED,
+                               "%s: the Gloo backend moves host tensors "
+                               "only (use a host graph, or the MPI or "
+                               "NCCL backend for CUDA graphs)",
+                               fn);
+}
+
+int deterministic(const gloo_state *st)
+{
+    int v = 0;
+    tcomm_comm_get_attr(st->owner, TCOMM_ATTR_DETERMINISTIC, &v);
+    return v;
+}
+
+/* all = every rank's @p len bytes of @p mine, in rank order. */
+void gather_all(gloo_state *st, const void *mine, size_t len, char *all)
+{
+    gloo::AllgatherOptions o(st->ctx);
+    o.setInput(const_cast<char *>(static_cast<const char *>(mine)), len);
+    o.setOutput(all, len * static_cast<size_t>(st->size));
+    gloo::allgather(o);
+}
+
+template <typename T>
+void set_buffers(gloo::AllreduceOptions &o, char *buf, size_t n)
+{
+    o.setOutput(reinterpret_cast<T *>(buf), n);
+}
+
+/* buf (n elements) = the reduction over ranks of buf, in place. */
+void ring_allreduce(gloo_state *st, tcomm_dtype_t d, tcomm_op_t op,
+                    char *buf, size_t n)
+{
+    gloo::AllreduceOptions o(st->ctx);
+    switch (tcomm_dtype_size(d)) {
+    case 1: set_buffers<uint8_t>(o, buf, n); break;
+    case 2: set_buffers<uint16_t>(o, buf, n); break;
+    case 4: set_buffers<uint32_t>(o, buf, n); break;
+    default: set_buffers<uint64_t>(o, buf, n); break;
+    }
+    size_t es = tcomm_dtype_size(d);
+    o.setReduceFunction([d, op, es](void *c, const void *a, const void *b,
+                                    size_t k) {
+        if (c == b) { /* every op is commutative */
+            tcomm_host_reduce(d, op, c, a, k);
+            return;
+        }
+        if (c != a)
+            std::memcpy(c, a, k * es);
+        tcomm_host_reduce(d, op, c, b, k);
+    });
+    gloo::allreduce(o);
+}
+
+/* dst (n elements) = rank 0's op rank 1's op ..., from gathered inputs
+ * of stride elements each, starting at element at. */
+void fold(const gloo_state *st, tcomm_dtype_t d, tcomm_op_t op,
+          const char *all, size_t stride, size_t at, char *dst, size_t n)
+{
+    size_t es = tcomm_dtype_size(d);
+    std::memcpy(dst, all + at * es, n * es);
+    for (int r = 1; r < st->size; r++)
+        tcomm_host_reduce(d, op, dst, all + (r * stride + at) * es, n);
+}
+
+tcomm_status_t gloo_all_reduce(void *s, const tcomm_tensor_t *in,
+                               tcomm_op_t op, tcomm_tensor_t *out)
+{
+    gloo_state *st = static_cast<gloo_state *>(s);
+    if (host_only(in, "tcomm_all_reduce") != TCOMM_SUCCESS)
+        return TCOMM_ERR_UNSUPPORTED;
+    tcomm_dtype_t d = tcomm_tensor_dtype(in);
+    size_t n = tcomm_tensor_numel(in), len = nbytes(in);
+    char *dst = static_cast<char *>(tcomm_tensor_data(out));
+    if (n == 0)
+        return TCOMM_SUCCESS;
+    GLOO_TRY("allreduce", {
+        if (deterministic(st)) {
+            st->tmp.resize(len * static_cast<size_t>(st->size));
+            gather_all(st, bytes(in), len, st->tmp.data());
+            fold(st, d, op, st->tmp.data(), n, 0, dst, n);
+        } else {
+            if (dst != bytes(in))
+                std::memcpy(dst, bytes(in), len);
+            ring_allreduce(st, d, op, dst, n);
+        }
+    });
+    if (op == TCOMM_AVG)
+        tcomm_host_divide(d, dst, n, st->size);
+    return TCOMM_SUCCESS;
+}
+
+/* out is [outer][sum sizes][inner]: Gloo gathers the ranks' blocks back
+ * to back, and the host kernel interleaves them along dim. */
+tcomm_status_t gloo_all_gather(void *s, const tcomm_tensor_t *in, int dim,
+                               const size_t *sizes, tcomm_tensor_t *out)
+{
+    gloo_state *st = static_cast<gloo_state *>(s);
+    if (host_only(in, "tcomm_all_gather") != TCOMM_SUCCESS)
+        return TCOMM_ERR_UNSUPPORTED;
+    int nd = tcomm_tensor_ndim(in);
+    size_t es = tcomm_dtype_size(tcomm_tensor_dtype(in));
+    size_t outer = 1, inner = 1;
+    for (int i = 0; i < dim; i++)
+        outer *= tcomm_tensor_dim(in, i);
+    for (int i = dim + 1; i < nd; i++)
+        inner *= tcomm_tensor_dim(in, i);
+    std::vector<size_t> seg(static_cast<size_t>(st->size));
+    std::vector<size_t> counts(seg.size());
+    for (int r = 0; r < st->size; r++) {
+        seg[r] = sizes[r] * inner;            /* elements per row */
+        counts[r] = seg[r] * outer * es;      /* bytes from rank r */
+    }
+    char *dst = static_cast<char *>(tcomm_tensor_data(out));
+    if (nbytes(out) == 0)
+        return TCOMM_SUCCESS;
+    char *land = dst;
+    if (outer > 1) {
+        st->tmp.resize(nbytes(out));
+        land = st->tmp.data();
+    }
+    GLOO_TRY("allgatherv", {
+        gloo::AllgathervOptions o(st->ctx);
+        o.setInput(const_cast<char *>(bytes(in)), nbytes(in));
+        o.setOutput(land, counts);
+        gloo::allgatherv(o);
+    });
+    if (outer > 1)
+        tcomm_host_gather_unpack(land, dst, es, outer, st->size, seg.data());
+    return TCOMM_SUCCESS;
+}
+
+/* Rank r's chunk along dim: the input packed so that each rank's chunk
+ * is contiguous, reduced (ring or rank-order fold), chunk r kept. */
+tcomm_status_t gloo_reduce_scatter(void *s, const tcomm_tensor_t *in,
+                                   tcomm_op_t op, int dim,
+                                   tcomm_tensor_t *out)
+{
+    gloo_state *st = static_cast<gloo_state *>(s);
+    if (host_only(in, "tcomm_reduce_scatter") != TCOMM_SUCCESS)
+        return TCOMM_ERR_UNSUPPORTED;
+    tcomm_dtype_t d = tcomm_tensor_dtype(in);
+    size_t es = tcomm_dtype_size(d), n = tcomm_tensor_numel(in);
+    size_t mine = tcomm_tensor_numel(out), len = n * es;
+    size_t outer = 1;
+    for (int i = 0; i < dim; i++)
+        outer *= tcomm_tensor_dim(in, i);
+    char *dst = static_cast<char *>(tcomm_tensor_data(out));
+    if (n == 0)
+        return TCOMM_SUCCESS;
+    std::vector<char> packed(len);
+    if (outer > 1)
+        tcomm_host_scatter_pack(bytes(in), packed.data(), es, outer,
+                                st->size, mine / outer);
+    else
+        std::memcpy(packed.data(), bytes(in), len);
+    size_t at = static_cast<size_t>(st->rank) * mine;
+    GLOO_TRY("reduce_scatter", {
+        if (deterministic(st)) {
+            st->tmp.resize(len * static_cast<size_t>(st->size));
+            gather_all(st, packed.data(), len, st->tmp.data());
+            fold(st, d, op, st->tmp.data(), n, at, dst, mine);
+        } else {
+            ring_allreduce(st, d, op, packed.data(), n);
+            std::memcpy(dst, packed.data() + at * es, mine * es);
+        }
+    });
+    if (op == TCOMM_AVG)
+        tcomm_host_divide(d, dst, mine, st->size);
+    return TCOMM_SUCCESS;
+}
+
+tcomm_status_t gloo_broadcast(void *s, const tcomm_tensor_t *in, int root,
+                              tcomm_tensor_t *out)
+{
+    gloo_state *st = static_cast<gloo_state *>(s);
+    if (host_only(in, "tcomm_broadcast") != TCOMM_SUCCESS)
+        return TCOMM_ERR_UNSUPPORTED;
+    char *dst = static_cast<char *>(tcomm_tensor_data(out));
+    size_t len = nbytes(in);
+    if (len == 0)
+        return TCOMM_SUCCESS;
+    if (st->rank == root && dst != bytes(in))
+        std::memcpy(dst, bytes(in), len);
+    GLOO_TRY("broadcast", {
+        gloo::BroadcastOptions o(st->ctx);
+        o.setOutput(dst, len);
+        o.setRoot(root);
+        gloo::broadcast(o);
+    });
+    return TCOMM_SUCCESS;
+}
+
+tcomm_status_t gloo_barrier(void *s)
+{
+    gloo_state *st = static_cast<gloo_state *>(s);
+    GLOO_TRY("barrier", {
+        gloo::BarrierOptions o(st->ctx);
+        gloo::barrier(o);
+    });
+    return TCOMM_SUCCESS;
+}
+
+tcomm_status_t gloo_allgather_bytes(void *s, const void *mine, void *all,
+                                    size_t len)
+{
+    gloo_state *st = static_cast<gloo_state *>(s);
+    GLOO_TRY("agreement", gather_all(st, mine, len, static_cast<char *>(all)));
+    return TCOMM_SUCCESS;
+}
+
+tcomm_status_t gloo_query(void *s, int *rank, int *size, int *cuda_aware)
+{
+    gloo_state *st = static_cast<gloo_state *>(s);
+    *rank = st->rank;
+    *size = st->size;
+    *cuda_aware = 0;
+    return TCOMM_SUCCESS;
+}
+
+void gloo_destroy(void *s)
+{
+    delete static_cast<gloo_state *>(s);
+}
+
+const tcomm_backend_ops_t gloo_ops = {
+    "gloo",          gloo_query,     gloo_allgather_bytes, nullptr,
+    gloo_all_reduce, gloo_all_gather, gloo_reduce_scatter, gloo_broadcast,
+    gloo_barrier,    gloo_destroy,
+};
+
+tcomm_status_t check_options(const tcomm_gloo_options_t *o,
+                             tcomm_comm_t **comm, const char *fn)
+{
+    struct stat sb;
+    if (!o || !comm)
+        return tcomm_backend_error(TCOMM_ERR_INVALID_ARG,
+                                   "%s: %s is NULL (pass options and the "
+                                   "address of a tcomm_comm_t pointer)",
+                                   fn, !o ? "options" : "comm");
+    if (!o->store_dir || stat(o->store_dir, &sb) || !S_ISDIR(sb.st_mode))
+        return tcomm_backend_error(TCOMM_ERR_INVALID_ARG,
+                                   "%s: store_dir %s is not a directory "
+                                   "(pass one that every rank can reach)",
+                                   fn, o->store_dir ? o->store_dir : "NULL");
+    if (o->world_size < 1 || o->rank < 0 || o->rank >= o->world_size)
+        return tcomm_backend_error(TCOMM_ERR_INVALID_ARG,
+                                   "%s: rank %d of world size %d (use a "
+                                   "world size >= 1 and a rank below it)",
+                                   fn, o->rank, o->world_size);
+    return TCOMM_SUCCESS;
+}
+
+} /* namespace */
+
+extern "C" tcomm_status_t tcomm_comm_create_gloo(
+    const tcomm_gloo_options_t *o, tcomm_comm_t **comm)
+{
+    static const char fn[] = "tcomm_comm_create_gloo";
+    tcomm_status_t s = check_options(o, comm, fn);
+    if (s != TCOMM_SUCCESS)
+        return s;
+    double timeout_s = tcomm_config()->timeout_s;
+    std::unique_ptr<gloo_state> st(new (std::nothrow) gloo_state);
+    if (!st)
+        return tcomm_backend_error(TCOMM_ERR_NO_MEMORY,
+                                   "%s: out of host memory", fn);
+    st->rank = o->rank;
+    st->size = o->world_size;
+    try {
+        gloo::transport::tcp::attr attr(o->hostname ? o->hostname
+                                                    : "127.0.0.1");
+        auto dev = gloo::transport::tcp::CreateDevice(attr);
+        gloo::rendezvous::FileStore files(o->store_dir);
+        gloo::rendezvous::PrefixStore store(o->prefix ? o->prefix : "tcomm",
+                                            files);
+        auto ctx = std::make_shared<gloo::rendezvous::Context>(o->rank,
+                                                               o->world_size);
+        /* Meeting is bounded (TCOMM_TIMEOUT, else 30 s); collectives wait
+         * as long as TCOMM_TIMEOUT says, a week when it is 0 (Gloo's
+         * transport takes its "no timeout" for zero milliseconds). */
+        auto ms = std::chrono::milliseconds(
+            static_cast<long long>(timeout_s > 0 ? timeout_s * 1000 : 30000));
+        ctx->setTimeout(ms);
+        ctx->connectFullMesh(store, dev);
+        if (timeout_s <= 0)
+            ctx->setTimeout(std::chrono::hours(24 * 7));
+        st->ctx = ctx;
+    } catch (const std::exception &e) {
+        return tcomm_backend_error(
+            TCOMM_ERR_COMM_FAILED,
+            "%s: rank %d of %d could not meet the others through %s: %s "
+            "(start every rank with the same store_dir, prefix and "
+            "world_size, in a fresh store_dir)",
+            fn, o->rank, o->world_size, o->store_dir, e.what());
+    }
+    s = tcomm_comm_create_custom(&gloo_ops, st.get(), comm);
+    if (s != TCOMM_SUCCESS)
+        return s;
+    st.release()->owner = *comm;
+    return TCOMM_SUCCESS;
+}

@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The Gloo backend at 1-4 ranks: mpirun only launches the processes and
+ * hands them a fresh store directory; every collective goes through
+ * Gloo. The shared correctness matrix (test/backend_matrix.c) in default
+ * and deterministic mode, agreement over Gloo, the host-only rule, and
+ * creation errors. */
+#include <check.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backend_matrix.h"
+#include "tcomm_gloo.h"
+#include "tcomm_sim.h"
+
+static char store[256];
+static int rank, nranks;
+static tcomm_comm_t *comm;
+static tcomm_graph_t *graph;
+
+static void matrix_in_mode(int deterministic)
+{
+    ck_assert_int_eq(tcomm_comm_set_attr(comm, TCOMM_ATTR_DETERMINISTIC,
+                                         deterministic),
+                     TCOMM_SUCCESS);
+    matrix_ctx_t c = {.comm = comm, .graph = graph, .rank = rank,
+                      .nranks = nranks};
+    backend_matrix(&c);
+    ck_assert_msg(!c.fail[0], "%s", c.fail);
+}
+
+START_TEST(info_reports_gloo)
+{
+    tcomm_comm_info_t info;
+    ck_assert_int_eq(tcomm_comm_info(comm, &info), TCOMM_SUCCESS);
+    ck_assert_str_eq(info.backend, "gloo");
+    ck_assert_int_eq(info.rank, rank);
+    ck_assert_int_eq(info.world_size, nranks);
+}
+END_TEST
+
+START_TEST(matrix_ring)
+{
+    matrix_in_mode(0);
+}
+END_TEST
+
+START_TEST(matrix_deterministic)
+{
+    matrix_in_mode(1);
+}
+END_TEST
+
+START_TEST(agreement_over_gloo)
+{
+    if (nranks < 2)
+        return;
+    size_t shape[2] = {2, rank == nranks - 1 ? 5u : 4u};
+    tcomm_tensor_t *in, *out = NULL;
+    ck_assert_int_eq(tcomm_tensor_empty(graph, TCOMM_F32, 2, shape, &in), 0);
+    ck_assert_int_eq(tcomm_all_reduce(comm, in, TCOMM_SUM, &out),
+                     TCOMM_ERR_MISMATCH);
+    ck_assert_ptr_nonnull(strstr(tcomm_last_error(), "disagree on shape"));
+    ck_assert_ptr_null(out);
+    tcomm_tensor_release(in);
+    ck_assert_int_eq(tcomm_barrier(comm), TCOMM_SUCCESS);
+}
+END_TEST
+
+/* Device tensors: every rank refuses before any data moves. */
+START_TEST(device_graphs_are_refused)
+{
+    if (nranks < 2)
+        return;
+    tcomm_graph_t *sim;
+    tcomm_tensor_t *in, *out = NULL;
+    size_t shape[1] = {8};
+    ck_assert_int_eq(tcomm_graph_create_sim(0, &sim), TCOMM_SUCCESS);
+    ck_assert_int_eq(tcomm_tensor_empty(sim, TCOMM_F32, 1, shape, &in), 0);
+    ck_assert_int_eq(tcomm_all_reduce(comm, in, TCOMM_SUM, &out),
+                     TCOMM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(tcomm_last_error(), "host tensors only"));
+    tcomm_tensor_release(in);
+    tcomm_graph_destroy(sim);
+}
+END_TEST
+
+START_TEST(create_rejects_bad_options)
+{
+    tcomm_comm_t *c = NULL;
+    tcomm_gloo_options_t o = {.store_dir = "/nonexistent/tcomm", .rank = 0,
+                              .world_size = 1};
+    ck_assert_int_eq(tcomm_comm_create_gloo(&o, &c), TCOMM_ERR_INVALID_ARG);
+    ck_assert_ptr_nonnull(strstr(tcomm_last_error(), "not a directory"));
+    o.store_dir = store;
+    o.rank = 2;
+    ck_assert_int_eq(tcomm_comm_create_gloo(&o, &c), TCOMM_ERR_INVALID_ARG);
+    ck_assert_int_eq(tcomm_comm_create_gloo(NULL, &c), TCOMM_ERR_INVALID_ARG);
+    ck_assert_ptr_null(c);
+}
+END_TEST
+
+static void make_store(void)
+{
+    if (rank == 0) {
+        snprintf(store, sizeof store, "%s/tcomm-gloo-XXXXXX",
+                 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+        if (!mkdtemp(store))
+            store[0] = '\0';
+    }
+    MPI_Bcast(store, sizeof store, MPI_CHAR, 0, MPI_COMM_WORLD);
+    if (!store[0])
+        MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+static void remove_store(void)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) {
+        char cmd[300];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", store);
+        if (system(cmd) != 0)
+            fprintf(stderr, "could not remove %s\n", store);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    make_store();
+    tcomm_gloo_options_t o = {.store_dir = store, .prefix = "mpi_gloo",
+                              .rank = rank, .world_size = nranks};
+    tcomm_device_t host = {TCOMM_DEVICE_HOST, 0};
+    if (tcomm_comm_create_gloo(&o, &comm) != TCOMM_SUCCESS ||
+        tcomm_graph_create(host, &graph) != TCOMM_SUCCESS) {
+        fprintf(stderr, "setup failed: %s\n", tcomm_last_error());
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    Suite *s = suite_create("mpi_gloo");
+    TCase *tc = tcase_create("gloo");
+    tcase_set_timeout(tc, 0);
+    tcase_add_test(tc, info_reports_gloo);
+    tcase_add_test(tc, matrix_ring);
+    tcase_add_test(tc, matrix_deterministic);
+    tcase_add_test(tc, agreement_over_gloo);
+    tcase_add_test(tc, device_graphs_are_refused);
+    tcase_add_test(tc, create_rejects_bad_options);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_set_fork_status(sr, CK_NOFORK);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    tcomm_comm_destroy(comm);
+    tcomm_graph_destroy(graph);
+    remove_store();
+    int any = 0;
+    MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Finalize();
+    return any ? EXIT_FAILURE : EXIT_SUCCESS;
+}
