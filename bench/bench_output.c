@@ -108,14 +108,15 @@ void bench_json_row(FILE *f, const bench_run_t *r, const bench_result_t *res,
     double bw = algbw(r, res);
     fprintf(f, "%s\n  {\"bytes\": %zu, \"avg_us\": %.3f, \"min_us\": %.3f, "
             "\"max_us\": %.3f, \"iterations\": %ld, \"algbw_gbs\": %.4f, "
-            "\"busbw_gbs\": %.4f, \"med_us\": %.3f",
+            "\"busbw_gbs\": %.4f, \"med_us\": %.3f, \"best_us\": %.3f",
             first ? "" : ",", res->bytes, res->avg_us, res->min_us,
             res->max_us, res->iters, bw, bw * r->coll->bus_factor(r->np),
-            res->med_us);
+            res->med_us, res->best_us);
     if (o->baseline && res->has_mpi)
         fprintf(f, ", \"mpi_avg_us\": %.3f, \"mpi_med_us\": %.3f, "
-                "\"ratio\": %.4f, \"diff_us\": %.3f", res->mpi_avg_us,
-                res->mpi_med_us, res->ratio, res->diff_us);
+                "\"mpi_best_us\": %.3f, \"ratio\": %.4f, "
+                "\"diff_us\": %.3f", res->mpi_avg_us, res->mpi_med_us,
+                res->mpi_best_us, res->ratio, res->diff_us);
     if (o->validate)
         fprintf(f, ", \"validation\": \"%s\"", res->valid ? "pass" : "fail");
     fprintf(f, "}");

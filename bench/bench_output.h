@@ -19,6 +19,8 @@ typedef struct {
     double mpi_med_us;
     double ratio;     /* median over block pairs of tcomm / MPI */
     double diff_us;   /* median over block pairs of tcomm - MPI */
+    double best_us;   /* the fastest block's mean */
+    double mpi_best_us;
     int valid;        /* -c: every element on every rank matched */
 } bench_result_t;
 

@@ -6,7 +6,9 @@
  * a rank's latency is its mean over all calls (OSU's Avg) and the median
  * of its block means (Med, robust to a preempted block). The ratio and the
  * difference tcomm - MPI are medians over the pairs of adjacent blocks,
- * so that load that drifts slowly on a shared machine cancels. */
+ * so that load that drifts slowly on a shared machine cancels. The
+ * fastest block of each side (Best) is kept too: on a loaded machine it
+ * is the closest to the undisturbed latency. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -112,7 +114,7 @@ void bench_time_size(bench_run_t *r, bench_result_t *res)
         msum += base ? mblk[b] : 0.0;
         blk[b] *= 1e6 / (double)per;
         mblk[b] = base ? mblk[b] * 1e6 / (double)per : 0.0;
-        rat[b] = mblk[b] > 0.0 ? blk[b] / mblk[b] : 0.0;
+        rat[b] = mblk[b] > 0.0 ? blk[b] / mblk[b] : 1.0;
         dif[b] = blk[b] - mblk[b];
     }
     res->bytes = r->bytes;
@@ -120,11 +122,11 @@ void bench_time_size(bench_run_t *r, bench_result_t *res)
     res->has_mpi = base;
 
     /* across ranks: mean, min, max of the means; mean of the medians */
-    double mine[6] = {sum * 1e6 / (double)res->iters, median(blk, nb),
+    double mine[8] = {sum * 1e6 / (double)res->iters, median(blk, nb),
                       msum * 1e6 / (double)res->iters, median(mblk, nb),
-                      median(rat, nb), median(dif, nb)};
-    double tot[6], lo, hi;
-    MPI_Allreduce(mine, tot, 6, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+                      median(rat, nb), median(dif, nb), blk[0], mblk[0]};
+    double tot[8], lo, hi;
+    MPI_Allreduce(mine, tot, 8, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     MPI_Allreduce(&mine[0], &lo, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
     MPI_Allreduce(&mine[0], &hi, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     res->avg_us = tot[0] / r->np;
@@ -133,6 +135,8 @@ void bench_time_size(bench_run_t *r, bench_result_t *res)
     res->mpi_med_us = tot[3] / r->np;
     res->ratio = tot[4] / r->np;
     res->diff_us = tot[5] / r->np;
+    res->best_us = tot[6] / r->np; /* blk[] is sorted by median() */
+    res->mpi_best_us = tot[7] / r->np;
     res->min_us = lo;
     res->max_us = hi;
 }

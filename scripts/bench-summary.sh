@@ -4,8 +4,10 @@
 # bench-sweep.sh): size, tcomm and raw MPI latency (medians of the
 # interleaved block means, us), the ratio and difference tcomm vs MPI
 # (medians over adjacent block pairs, so not exactly the quotient of the
-# two medians), and the speed target of issue 4 that applies at that
-# size, if any. Rows at the sizes of BENCH_SHOW and every missed target
+# two medians), the ratio of the fastest blocks (best: the closest to an
+# undisturbed machine, for reference only), and the speed target of
+# issue 4 that applies at that size, judged on the median ratio and
+# difference. Rows at the sizes of BENCH_SHOW and every missed target
 # are printed.
 #
 # usage: bench-summary.sh OUTDIR
@@ -44,8 +46,8 @@ function judge(b, r, d) {
 BEGIN {
     n = split(show, s, " ")
     for (i = 1; i <= n; i++) wanted[s[i]] = 1
-    printf "%-26s %9s %10s %10s %7s %8s  %s\n", "# result", "size",
-           "tcomm us", "MPI us", "ratio", "diff us", "target"
+    printf "%-25s %9s %9s %9s %6s %7s %5s  %s\n", "# result", "size",
+           "tcomm us", "MPI us", "ratio", "diff us", "best", "target"
 }
 FNR == 1 {
     name = FILENAME
@@ -55,10 +57,11 @@ FNR == 1 {
 {
     b = $1; t = $2; m = $3; r = $6; d = $7
     if (m == "nan") next
+    best = $9 > 0 ? $8 / $9 : 0
     verdict = judge(b, r, d)
     if ((b in wanted) || name ~ /^barrier/ || verdict ~ /^MISS/)
-        printf "%-26s %9d %10.2f %10.2f %7.3f %+8.2f  %s\n", name, b, t, m,
-               r, d, verdict
+        printf "%-25s %9d %9.2f %9.2f %6.3f %+7.2f %5.2f  %s\n", name, b,
+               t, m, r, d, best, verdict
 }
 END {
     printf "# targets: %d checked, %d missed\n", checks, misses

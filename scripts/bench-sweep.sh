@@ -61,7 +61,8 @@ run() {
 }
 
 # One line per result in the JSON:
-# bytes med_us mpi_med_us avg_us mpi_avg_us ratio diff_us
+# bytes med_us mpi_med_us avg_us mpi_avg_us ratio diff_us best_us
+# mpi_best_us
 tojdat() {
     awk 'function num(key,   s) {
              if (!match($0, "\"" key "\": [-0-9.e+]+")) return "nan"
@@ -69,7 +70,8 @@ tojdat() {
          }
          /"bytes":/ { print num("bytes"), num("med_us"), num("mpi_med_us"),
                             num("avg_us"), num("mpi_avg_us"), num("ratio"),
-                            num("diff_us") }'
+                            num("diff_us"), num("best_us"),
+                            num("mpi_best_us") }'
 }
 
 run allreduce_f32 allreduce -- -T f32
