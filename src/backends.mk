@@ -33,8 +33,8 @@ TESTS += test/check_local_backend test/check_local_backend_safety \
 	test/mpi_vs_local-np3.mpitest test/mpi_vs_local-np4.mpitest
 
 # Gloo: one C++ file in its own convenience library (C++ flags, Gloo's
-# headers); without Gloo, a stub that answers TCOMM_ERR_UNSUPPORTED.
-include_HEADERS += include/tcomm_gloo.h
+# headers).
+include_HEADERS += include/tcomm_gloo.h include/tcomm_nccl.h
 if TCOMM_HAVE_GLOO
 noinst_LTLIBRARIES += src/libtcomm_gloo.la
 src_libtcomm_gloo_la_SOURCES = src/backend_gloo.cc
@@ -61,6 +61,27 @@ test_mpi_gloo_CFLAGS = $(BACKEND_TEST_CFLAGS)
 test_mpi_gloo_LDADD = $(BACKEND_TEST_LDADD)
 TESTS += test/mpi_gloo-np1.mpitest test/mpi_gloo-np2.mpitest \
 	test/mpi_gloo-np3.mpitest test/mpi_gloo-np4.mpitest
-else
-libtcomm_internal_la_SOURCES += src/backend_gloo_none.c
+endif
+
+# Without Gloo or NCCL, their create functions answer
+# TCOMM_ERR_UNSUPPORTED.
+libtcomm_internal_la_SOURCES += src/backend_stubs.c
+
+# NCCL: for CUDA graphs, in its own convenience library (only cuda/ sees
+# the CUDA and NCCL headers). Its test skips (77) without a GPU.
+if TCOMM_HAVE_NCCL
+noinst_LTLIBRARIES += cuda/libtcomm_nccl.la
+cuda_libtcomm_nccl_la_SOURCES = cuda/backend_nccl.c
+cuda_libtcomm_nccl_la_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CPPFLAGS) \
+	$(NCCL_CPPFLAGS)
+cuda_libtcomm_nccl_la_LIBADD = $(NCCL_LIBS)
+libtcomm_internal_la_LIBADD += cuda/libtcomm_nccl.la
+
+check_PROGRAMS += test/gpu/gpu_nccl
+test_gpu_gpu_nccl_SOURCES = test/gpu/gpu_nccl.c test/backend_matrix.c \
+	test/backend_matrix.h test/mpi_reference.c test/mpi_reference.h
+test_gpu_gpu_nccl_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CPPFLAGS) \
+	-I$(top_srcdir)/test
+test_gpu_gpu_nccl_LDADD = libtcomm_internal.la
+TESTS += test/gpu/gpu_nccl-np1.mpitest test/gpu/gpu_nccl-np2.mpitest
 endif

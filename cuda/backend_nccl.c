@@ -1,0 +1,405 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The NCCL backend: tensors of CUDA graphs, bootstrapped over MPI (rank 0
+ * makes the unique id, MPI broadcasts it), the collectives on the stream
+ * of the input's graph, the reshaping along dim by the cuda space's
+ * kernels, and every call synchronous. Agreement and barrier go over the
+ * dup'd MPI communicator (host data). MIN/MAX on floating dtypes and
+ * deterministic mode gather the inputs and fold them in rank order with
+ * tcomm's kernels: NCCL's own min/max do not propagate NaN, and its ring
+ * does not fold in rank order. AVG is NCCL's sum, then tcomm's divide. */
+#include <nccl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_space.h"
+#include "tcomm_backend_mpi.h"
+#include "tcomm_cuda_check.h"
+#include "tcomm_nccl.h"
+
+typedef struct {
+    ncclComm_t nccl;
+    MPI_Comm mpi; /* dup of the user's, MPI_ERRORS_RETURN */
+    int rank, size, device;
+    tcomm_comm_t *owner;
+} nccl_state_t;
+
+static tcomm_status_t nccl_status(ncclResult_t rc, const char *call,
+                                  const char *file, int line)
+{
+    if (rc == ncclSuccess)
+        return TCOMM_SUCCESS;
+    return tcomm_error(TCOMM_ERR_COMM_FAILED,
+                       "tcomm: %s failed at %s:%d: %s (the communicator is "
+                       "unusable: destroy it)",
+                       call, file, line, ncclGetErrorString(rc));
+}
+/* Run an NCCL call unless st already holds a failure. */
+#define NCCL_RUN(st, call)                                                     \
+    do {                                                                       \
+        if ((st) == TCOMM_SUCCESS)                                             \
+            (st) = nccl_status((call), #call, __FILE__, __LINE__);             \
+    } while (0)
+
+static ncclDataType_t nccl_type(tcomm_dtype_t d)
+{
+    switch (d) {
+    case TCOMM_U8: return ncclUint8;
+    case TCOMM_I8: return ncclInt8;
+    case TCOMM_I32: return ncclInt32;
+    case TCOMM_U32: return ncclUint32;
+    case TCOMM_I64: return ncclInt64;
+    case TCOMM_F16: return ncclFloat16;
+    case TCOMM_BF16: return ncclBfloat16;
+    case TCOMM_F32: return ncclFloat32;
+    case TCOMM_F64: return ncclFloat64;
+    }
+    return ncclUint8;
+}
+
+static ncclRedOp_t nccl_op(tcomm_op_t op)
+{
+    switch (op) {
+    case TCOMM_PROD: return ncclProd;
+    case TCOMM_MIN: return ncclMin;
+    case TCOMM_MAX: return ncclMax;
+    default: return ncclSum; /* SUM, and AVG before its division */
+    }
+}
+
+/* 1: gather the inputs and fold them in rank order with our kernels. */
+static int gather_fold(const nccl_state_t *st, tcomm_dtype_t d, tcomm_op_t op)
+{
+    return st->owner->deterministic ||
+           (tcomm_dtype_is_float(d) && (op == TCOMM_MIN || op == TCOMM_MAX));
+}
+
+/* The cuda space context of a tensor on this communicator's device. */
+static tcomm_status_t device_ctx(const nccl_state_t *st,
+                                 const tcomm_tensor_t *in, const char *fn,
+                                 tcomm_cuda_ctx_t **ctx)
+{
+    if (in->graph->space != &tcomm_memspace_cuda)
+        return tcomm_error(TCOMM_ERR_UNSUPPORTED,
+                           "%s: the NCCL backend moves tensors of CUDA "
+                           "graphs only (use tcomm_comm_create_mpi for "
+                           "host tensors)",
+                           fn);
+    tcomm_cuda_ctx_t *c = in->graph->space_ctx;
+    if (c->device != st->device)
+        return tcomm_error(TCOMM_ERR_UNSUPPORTED,
+                           "%s: the tensor is on CUDA device %d but the "
+                           "communicator on device %d (create the graph on "
+                           "the communicator's device)",
+                           fn, c->device, st->device);
+    TCOMM_TRY(tcomm_cuda_use(c));
+    *ctx = c;
+    return TCOMM_SUCCESS;
+}
+
+/* Queued: dst = block 0 op block 1 op ... (count elements at `at` of
+ * each block of stride elements in all). */
+static tcomm_status_t fold_blocks(const nccl_state_t *st, tcomm_cuda_ctx_t *ctx,
+                                  tcomm_dtype_t d, tcomm_op_t op, void *dst,
+                                  const char *all, size_t stride, size_t at,
+                                  size_t count)
+{
+    size_t es = tcomm_dtype_size(d);
+    TCOMM_TRY(tcomm_cuda_copy_async(ctx, dst, all + at * es, count * es));
+    for (int r = 1; r < st->size; r++)
+        TCOMM_TRY(tcomm_cuda_reduce_op(
+            ctx, d, op, dst, all + ((size_t)r * stride + at) * es, count));
+    return TCOMM_SUCCESS;
+}
+
+/* Wait for the stream, then give back the temporary (may be NULL). */
+static tcomm_status_t finish(tcomm_status_t st, tcomm_cuda_ctx_t *ctx,
+                             void *tmp)
+{
+    cudaError_t rc = cudaStreamSynchronize(ctx->stream);
+    if (st == TCOMM_SUCCESS)
+        st = tcomm_cuda_status(rc, "cudaStreamSynchronize", __FILE__, __LINE__);
+    if (tmp)
+        tcomm_memspace_cuda.free(ctx, tmp);
+    return st;
+}
+
+static tcomm_status_t nccl_all_reduce(void *state, const tcomm_tensor_t *in,
+                                      tcomm_op_t op, tcomm_tensor_t *out)
+{
+    nccl_state_t *s = state;
+    tcomm_cuda_ctx_t *ctx;
+    TCOMM_TRY(device_ctx(s, in, "tcomm_all_reduce", &ctx));
+    size_t n = in->numel;
+    if (n == 0)
+        return TCOMM_SUCCESS;
+    void *all = NULL;
+    tcomm_status_t st = TCOMM_SUCCESS;
+    if (gather_fold(s, in->dtype, op)) {
+        st = tcomm_memspace_cuda.alloc(ctx, in->nbytes * (size_t)s->size, &all);
+        NCCL_RUN(st, ncclAllGather(in->data, all, n, nccl_type(in->dtype),
+                                   s->nccl, ctx->stream));
+        if (st == TCOMM_SUCCESS)
+            st = fold_blocks(s, ctx, in->dtype, op, out->data, all, n, 0, n);
+    } else {
+        NCCL_RUN(st, ncclAllReduce(in->data, out->data, n, nccl_type(in->dtype),
+                                   nccl_op(op), s->nccl, ctx->stream));
+    }
+    if (st == TCOMM_SUCCESS && op == TCOMM_AVG)
+        st = tcomm_cuda_divide_op(ctx, in->dtype, out->data, n, s->size);
+    return finish(st, ctx, all);
+}
+
+/* Equal sizes: one ncclAllGather; uneven: a broadcast from each rank in
+ * one group. Along dim > 0 the blocks land back to back in a temporary
+ * and the unpack kernel interleaves them. */
+static tcomm_status_t nccl_all_gather(void *state, const tcomm_tensor_t *in,
+                                      int dim, const size_t *sizes,
+                                      tcomm_tensor_t *out)
+{
+    nccl_state_t *s = state;
+    tcomm_cuda_ctx_t *ctx;
+    TCOMM_TRY(device_ctx(s, in, "tcomm_all_gather", &ctx));
+    size_t es = tcomm_dtype_size(in->dtype);
+    size_t outer = tcomm_shape_prod(in->shape, 0, dim);
+    size_t inner = tcomm_shape_prod(in->shape, dim + 1, in->ndim);
+    size_t *seg = malloc((size_t)s->size * sizeof *seg);
+    if (!seg)
+        return tcomm_error(TCOMM_ERR_NO_MEMORY,
+                           "tcomm_all_gather: out of host memory");
+    int equal = 1;
+    for (int r = 0; r < s->size; r++) {
+        seg[r] = sizes[r] * inner;
+        equal &= sizes[r] == sizes[0];
+    }
+    tcomm_status_t st = TCOMM_SUCCESS;
+    void *tmp = NULL;
+    char *land = out->data;
+    if (outer > 1 && out->nbytes) {
+        st = tcomm_memspace_cuda.alloc(ctx, out->nbytes, &tmp);
+        land = tmp;
+    }
+    ncclDataType_t t = nccl_type(in->dtype);
+    if (equal && out->nbytes) {
+        NCCL_RUN(st, ncclAllGather(in->data, land, seg[0] * outer, t, s->nccl,
+                                   ctx->stream));
+    } else if (out->nbytes) {
+        NCCL_RUN(st, ncclGroupStart());
+        size_t off = 0;
+        for (int r = 0; r < s->size; r++) {
+            size_t count = seg[r] * outer;
+            if (count)
+                NCCL_RUN(st, ncclBroadcast(in->data, land + off * es, count, t,
+                                           r, s->nccl, ctx->stream));
+            off += count;
+        }
+        if (st == TCOMM_SUCCESS)
+            st =
+                nccl_status(ncclGroupEnd(), "ncclGroupEnd", __FILE__, __LINE__);
+    }
+    if (st == TCOMM_SUCCESS && tmp)
+        st = tcomm_cuda_unpack_op(ctx, tmp, out->data, es, outer, s->size, seg);
+    free(seg);
+    return finish(st, ctx, tmp);
+}
+
+/* Along dim > 0 the pack kernel makes each rank's chunk contiguous. */
+static tcomm_status_t nccl_reduce_scatter(void *state, const tcomm_tensor_t *in,
+                                          tcomm_op_t op, int dim,
+                                          tcomm_tensor_t *out)
+{
+    nccl_state_t *s = state;
+    tcomm_cuda_ctx_t *ctx;
+    TCOMM_TRY(device_ctx(s, in, "tcomm_reduce_scatter", &ctx));
+    size_t n = in->numel, mine = out->numel;
+    if (n == 0)
+        return TCOMM_SUCCESS;
+    size_t outer = tcomm_shape_prod(in->shape, 0, dim);
+    int fold = gather_fold(s, in->dtype, op);
+    size_t packed_bytes = outer > 1 ? in->nbytes : 0;
+    size_t all_bytes = fold ? in->nbytes * (size_t)s->size : 0;
+    void *tmp = NULL;
+    tcomm_status_t st = TCOMM_SUCCESS;
+    if (packed_bytes + all_bytes)
+        st = tcomm_memspace_cuda.alloc(ctx, packed_bytes + all_bytes, &tmp);
+    const char *src = in->data;
+    if (st == TCOMM_SUCCESS && packed_bytes) {
+        st = tcomm_cuda_pack_op(ctx, in->data, tmp, in->nbytes / n, outer,
+                                s->size, mine / outer);
+        src = tmp;
+    }
+    ncclDataType_t t = nccl_type(in->dtype);
+    if (fold) {
+        char *all = (char *)tmp + packed_bytes;
+        NCCL_RUN(st, ncclAllGather(src, all, n, t, s->nccl, ctx->stream));
+        if (st == TCOMM_SUCCESS)
+            st = fold_blocks(s, ctx, in->dtype, op, out->data, all, n,
+                             (size_t)s->rank * mine, mine);
+    } else {
+        NCCL_RUN(st, ncclReduceScatter(src, out->data, mine, t, nccl_op(op),
+                                       s->nccl, ctx->stream));
+    }
+    if (st == TCOMM_SUCCESS && op == TCOMM_AVG)
+        st = tcomm_cuda_divide_op(ctx, in->dtype, out->data, mine, s->size);
+    return finish(st, ctx, tmp);
+}
+
+static tcomm_status_t nccl_broadcast(void *state, const tcomm_tensor_t *in,
+                                     int root, tcomm_tensor_t *out)
+{
+    nccl_state_t *s = state;
+    tcomm_cuda_ctx_t *ctx;
+    TCOMM_TRY(device_ctx(s, in, "tcomm_broadcast", &ctx));
+    tcomm_status_t st = TCOMM_SUCCESS;
+    if (in->numel)
+        NCCL_RUN(st, ncclBroadcast(in->data, out->data, in->numel,
+                                   nccl_type(in->dtype), root, s->nccl,
+                                   ctx->stream));
+    return finish(st, ctx, NULL);
+}
+
+static tcomm_status_t nccl_query(void *state, int *rank, int *size,
+                                 int *cuda_aware)
+{
+    nccl_state_t *s = state;
+    *rank = s->rank;
+    *size = s->size;
+    *cuda_aware = 1; /* device buffers go to NCCL directly */
+    return TCOMM_SUCCESS;
+}
+
+static tcomm_status_t nccl_allgather_bytes(void *state, const void *mine,
+                                           void *all, size_t bytes)
+{
+    nccl_state_t *s = state;
+    TCOMM_MPI_CHECK(MPI_Allgather(mine, (int)bytes, MPI_BYTE, all, (int)bytes,
+                                  MPI_BYTE, s->mpi));
+    return TCOMM_SUCCESS;
+}
+
+static tcomm_status_t nccl_allreduce_min_i64(void *state, int64_t *values,
+                                             int count)
+{
+    nccl_state_t *s = state;
+    TCOMM_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, values, count, MPI_INT64_T,
+                                  MPI_MIN, s->mpi));
+    return TCOMM_SUCCESS;
+}
+
+/* Every collective has synchronized its stream: MPI's barrier suffices. */
+static tcomm_status_t nccl_barrier(void *state)
+{
+    nccl_state_t *s = state;
+    TCOMM_MPI_CHECK(MPI_Barrier(s->mpi));
+    return TCOMM_SUCCESS;
+}
+
+static void nccl_destroy(void *state)
+{
+    nccl_state_t *s = state;
+    int failed = s->owner && s->owner->failed, finalized = 0;
+    if (s->nccl)
+        (void)(failed ? ncclCommAbort(s->nccl) : ncclCommDestroy(s->nccl));
+    MPI_Finalized(&finalized);
+    if (!finalized && !failed && s->mpi != MPI_COMM_NULL)
+        MPI_Comm_free(&s->mpi);
+    free(s);
+}
+
+static const tcomm_backend_ops_t tcomm_backend_nccl = {
+    .name = "nccl",
+    .query = nccl_query,
+    .allgather_bytes = nccl_allgather_bytes,
+    .allreduce_min_i64 = nccl_allreduce_min_i64,
+    .all_reduce = nccl_all_reduce,
+    .all_gather = nccl_all_gather,
+    .reduce_scatter = nccl_reduce_scatter,
+    .broadcast = nccl_broadcast,
+    .barrier = nccl_barrier,
+    .destroy = nccl_destroy,
+};
+
+/* Every rank learns whether every rank succeeded (ok: this rank's). */
+static int all_agree(MPI_Comm comm, int ok)
+{
+    int all = 0;
+    if (MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
+        return 0;
+    return all;
+}
+
+static tcomm_status_t bootstrap(nccl_state_t *s, const char *fn)
+{
+    int count = tcomm_cuda_device_count();
+    int ok = count > 0 && cudaGetDevice(&s->device) == cudaSuccess;
+    (void)cudaGetLastError();
+    if (!all_agree(s->mpi, ok))
+        return tcomm_error(TCOMM_ERR_UNSUPPORTED,
+                           "%s: %s no usable CUDA device (NCCL needs one "
+                           "device per rank; use tcomm_comm_create_mpi)",
+                           fn, ok ? "another rank has" : "this rank has");
+    ncclUniqueId id;
+    memset(&id, 0, sizeof id);
+    ok = s->rank != 0 || ncclGetUniqueId(&id) == ncclSuccess;
+    if (!all_agree(s->mpi, ok))
+        return tcomm_error(TCOMM_ERR_COMM_FAILED,
+                           "%s: rank 0 could not make an NCCL unique id "
+                           "(check NCCL_DEBUG=WARN output)",
+                           fn);
+    TCOMM_MPI_CHECK(MPI_Bcast(&id, (int)sizeof id, MPI_BYTE, 0, s->mpi));
+    ncclResult_t rc = ncclCommInitRank(&s->nccl, s->size, id, s->rank);
+    if (rc != ncclSuccess)
+        s->nccl = NULL;
+    if (!all_agree(s->mpi, rc == ncclSuccess))
+        return tcomm_error(TCOMM_ERR_COMM_FAILED,
+                           "%s: ncclCommInitRank failed on %s: %s (one "
+                           "distinct device per rank; NCCL_DEBUG=WARN says "
+                           "more)",
+                           fn, rc == ncclSuccess ? "another rank" : "this rank",
+                           ncclGetErrorString(rc));
+    return TCOMM_SUCCESS;
+}
+
+tcomm_status_t tcomm_comm_create_nccl(MPI_Comm mpi_comm, tcomm_comm_t **comm)
+{
+    static const char fn[] = "tcomm_comm_create_nccl";
+    tcomm_error_clear();
+    int initialized = 0, finalized = 0;
+    MPI_Initialized(&initialized);
+    MPI_Finalized(&finalized);
+    if (!initialized || finalized)
+        return tcomm_error(TCOMM_ERR_INVALID_ARG,
+                           "%s: MPI is %s (call it between MPI_Init and "
+                           "MPI_Finalize)",
+                           fn, finalized ? "finalized" : "not initialized");
+    if (!comm || mpi_comm == MPI_COMM_NULL)
+        return tcomm_error(
+            TCOMM_ERR_INVALID_ARG,
+            "%s: %s (pass a valid MPI communicator and the "
+            "address of a tcomm_comm_t pointer)",
+            fn, !comm ? "comm is NULL" : "mpi_comm is MPI_COMM_NULL");
+    nccl_state_t *s = calloc(1, sizeof *s);
+    if (!s)
+        return tcomm_error(TCOMM_ERR_NO_MEMORY, "%s: out of host memory", fn);
+    s->mpi = MPI_COMM_NULL;
+    int rc = MPI_Comm_dup(mpi_comm, &s->mpi);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Comm_set_errhandler(s->mpi, MPI_ERRORS_RETURN);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Comm_rank(s->mpi, &s->rank);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Comm_size(s->mpi, &s->size);
+    tcomm_status_t st = tcomm_mpi_status(rc, fn, __FILE__, __LINE__);
+    if (st == TCOMM_SUCCESS)
+        st = bootstrap(s, fn);
+    if (st == TCOMM_SUCCESS)
+        st = tcomm_comm_wrap_backend(&tcomm_backend_nccl, s, comm);
+    if (st != TCOMM_SUCCESS) {
+        char saved[1024];
+        snprintf(saved, sizeof saved, "%s", tcomm_last_error());
+        nccl_destroy(s);
+        return tcomm_error(st, "%s", saved);
+    }
+    s->owner = *comm;
+    return TCOMM_SUCCESS;
+}
