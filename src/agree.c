@@ -177,12 +177,15 @@ static tcomm_status_t gather_sizes(const tcomm_call_t *c, int n, int me,
     size_t total = 0;
     for (int r = 0; r < n; r++)
         total += sizes[r] = (size_t)in_sz[(size_t)r * stride];
+    /* A rank whose own out is wrong reports its own error, even when an
+     * earlier rank's is wrong too. */
+    int64_t mine = out_sz[(size_t)me * stride];
+    if (mine >= 0 && (size_t)mine != total)
+        return tcomm_validate_gather_out(c, (size_t)mine, total);
     for (int r = 0; r < n; r++) {
         int64_t o = out_sz[(size_t)r * stride];
         if (o < 0 || (size_t)o == total)
             continue;
-        if (r == me)
-            return tcomm_validate_gather_out(c, (size_t)o, total);
         return tcomm_error(TCOMM_ERR_MISMATCH,
                            "%s: rank %d rejected the call: out has size "
                            "%lld along dim %d but the ranks' sizes add up "

@@ -180,6 +180,30 @@ START_TEST(gather_into_wrong_size_on_one_rank)
 }
 END_TEST
 
+/* Every rank whose out is wrong reports its own SHAPE error, not only
+ * the first of them; the others name the first wrong rank. */
+START_TEST(gather_into_wrong_size_on_several_ranks)
+{
+    if (nranks < 3)
+        return; /* needs two wrong ranks and a right one */
+    int wrong = rank >= 1; /* ranks 1.. are one row short */
+    static const size_t s[2] = {2, 3};
+    size_t so[2] = {2 * (size_t)nranks - (size_t)wrong, 3};
+    tcomm_tensor_t *in = make(graph, TCOMM_F32, 2, s);
+    tcomm_tensor_t *into = make(graph, TCOMM_F32, 2, so);
+    tcomm_status_t st = tcomm_all_gather_into(comm, in, 0, into);
+    char key[128];
+    snprintf(key, sizeof key, "out has size %zu along dim 0 but the ranks' "
+                              "sizes add up to %zu",
+             2 * (size_t)nranks - 1, 2 * (size_t)nranks);
+    expect_one(st, wrong ? rank : 1, TCOMM_ERR_SHAPE,
+               "tcomm_all_gather_into", key);
+    tcomm_tensor_release(into);
+    tcomm_tensor_release(in);
+    assert_recovers();
+}
+END_TEST
+
 /* TCOMM_CHECK=0 lets mismatched sizes reach MPI: the ranks that receive
  * fewer bytes than the root sends get MPI's truncation error as
  * TCOMM_ERR_MPI, and their communicator then answers
@@ -231,6 +255,7 @@ int main(int argc, char **argv)
     if (nranks > 1) {
         tcase_add_test(tc, error_on_one_rank_only);
         tcase_add_test(tc, gather_into_wrong_size_on_one_rank);
+        tcase_add_test(tc, gather_into_wrong_size_on_several_ranks);
     }
     if (nranks == 2)
         tcase_add_test(tc, mpi_failure_inside_a_collective);
