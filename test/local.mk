@@ -25,3 +25,7 @@ EXTRA_DIST += test/tcomm-info-check.sh
 
 # Cross-rank safety: errors, mismatches, timeout, determinism.
 include test/local_safety.mk
+
+# The exported dynamic symbols are exactly the public API.
+TESTS += test/symbols-check.sh
+EXTRA_DIST += test/symbols-check.sh test/exported-symbols.txt
