@@ -89,11 +89,19 @@ void bench_time_size(bench_run_t *r, bench_result_t *res)
     long warmup = large ? o->warmup_large : o->warmup;
     int base = o->baseline && r->mpi_count > 0;
 
-    /* warm-up, both sides */
+    /* warm-up, both sides; --max-time caps it at a quarter of the cap */
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
-    for (long i = 0; i < warmup; i++)
+    for (long i = 0; i < warmup; i++) {
         bench_call(r);
+        if (i == 0 && o->max_time > 0.0) {
+            double first = MPI_Wtime() - t0;
+            long cap = first > 0.0 ? (long)(o->max_time / 4 / first) : 1;
+            cap = cap < 2 ? 2 : cap; /* the same on every rank: */
+            MPI_Bcast(&cap, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+            warmup = cap < warmup ? cap : warmup;
+        }
+    }
     double warm_s = MPI_Wtime() - t0;
     for (long i = 0; base && i < warmup; i++)
         r->coll->baseline(r);
