@@ -7,6 +7,29 @@
  * tcomm_last_error() holds a sentence naming the call, the problem and the
  * fix, and no output argument is written.
  */
+
+/**
+ * @mainpage tcomm API reference
+ *
+ * tcomm runs collectives (all_reduce, all_gather, reduce_scatter,
+ * broadcast, barrier) on tensors bound to a graph (a device and its
+ * memory), over MPI or another backend, with cross-rank agreement on
+ * every call.
+ *
+ * - tcomm.h: status codes, dtypes and ops, graphs, tensors, communicators
+ *   and the collectives (the core API; no MPI header needed).
+ * - tcomm_mpi.h: tcomm_comm_create_mpi(), a communicator over an MPI
+ *   communicator.
+ * - tcomm_backend.h: the vtable ::tcomm_backend_ops_t for backends written
+ *   outside tcomm, and tcomm_comm_create_custom().
+ * - tcomm_gloo.h, tcomm_nccl.h: the Gloo and NCCL backends.
+ *
+ * Build a program with `mpicc prog.c $(pkg-config --cflags --libs tcomm)`.
+ * The user guide (doc/user-guide.md), the reference of every setting,
+ * configure option and status code (doc/reference.md) and the design notes
+ * (doc/design-notes.md) come with the sources; `man tcomm_info` prints the
+ * settings in force.
+ */
 #ifndef TCOMM_H
 #define TCOMM_H
 
@@ -17,31 +40,37 @@
 extern "C" {
 #endif
 
+/** @brief Marks the public API for export from libtcomm.so (default
+ *  visibility while tcomm itself is built; empty for its users). */
 #if defined(TCOMM_BUILDING) && defined(__GNUC__)
 #define TCOMM_EXPORT __attribute__((visibility("default")))
 #else
 #define TCOMM_EXPORT
 #endif
 
+/** @brief Major version of these headers (tcomm_get_version() gives the
+ *  library's). */
 #define TCOMM_VERSION_MAJOR 0
+/** @brief Minor version of these headers. */
 #define TCOMM_VERSION_MINOR 1
+/** @brief Patch version of these headers. */
 #define TCOMM_VERSION_PATCH 0
 
 /** @brief Status codes: 0 is success, every error is negative. */
 typedef enum {
-    TCOMM_SUCCESS = 0,
+    TCOMM_SUCCESS = 0,             /**< the call did what it says */
     TCOMM_ERR_INVALID_ARG = -1,    /**< NULL, dim/root out of range, bad enum */
     TCOMM_ERR_SHAPE = -2,          /**< local shape rule broken */
     TCOMM_ERR_DTYPE = -3,          /**< dtype mismatch or unsupported dtype/op */
     TCOMM_ERR_GRAPH_MISMATCH = -4, /**< tensors of different graphs combined */
     TCOMM_ERR_MISMATCH = -5,       /**< ranks disagree on the collective */
-    TCOMM_ERR_TIMEOUT = -6,
+    TCOMM_ERR_TIMEOUT = -6,        /**< peers late beyond TCOMM_TIMEOUT */
     TCOMM_ERR_UNSUPPORTED = -7,    /**< e.g. CUDA tensor without CUDA */
-    TCOMM_ERR_NO_MEMORY = -8,
-    TCOMM_ERR_MPI = -9,
-    TCOMM_ERR_CUDA = -10,
+    TCOMM_ERR_NO_MEMORY = -8,      /**< host or device allocation failed */
+    TCOMM_ERR_MPI = -9,            /**< MPI returned an error */
+    TCOMM_ERR_CUDA = -10,          /**< a CUDA call failed */
     TCOMM_ERR_COMM_FAILED = -11,   /**< communicator unusable after a fatal error */
-    TCOMM_ERR_INTERNAL = -12
+    TCOMM_ERR_INTERNAL = -12       /**< a tcomm bug: please report it */
 } tcomm_status_t;
 
 /** @brief Constant text of a status, e.g. "invalid argument". */
@@ -56,6 +85,7 @@ typedef enum {
     TCOMM_U8, TCOMM_I8, TCOMM_I32, TCOMM_U32, TCOMM_I64,
     TCOMM_F16, TCOMM_BF16, TCOMM_F32, TCOMM_F64
 } tcomm_dtype_t;
+/** @brief The number of dtypes (valid dtypes are 0 .. count - 1). */
 #define TCOMM_DTYPE_COUNT 9
 /** @brief Bytes per element; 0 for an invalid dtype. */
 TCOMM_EXPORT size_t tcomm_dtype_size(tcomm_dtype_t dtype);
@@ -64,20 +94,30 @@ TCOMM_EXPORT const char *tcomm_dtype_name(tcomm_dtype_t dtype);
 
 /** @brief Reductions. MIN/MAX propagate NaN; AVG is for floating dtypes. */
 typedef enum { TCOMM_SUM, TCOMM_PROD, TCOMM_MIN, TCOMM_MAX, TCOMM_AVG } tcomm_op_t;
+/** @brief The number of ops (valid ops are 0 .. count - 1). */
 #define TCOMM_OP_COUNT 5
 /** @brief Lower-case name of an op ("sum", ...); "?" if invalid. */
 TCOMM_EXPORT const char *tcomm_op_name(tcomm_op_t op);
 
-typedef enum { TCOMM_DEVICE_HOST, TCOMM_DEVICE_CUDA } tcomm_device_kind_t;
+/** @brief Kinds of device a graph can live on. */
+typedef enum {
+    TCOMM_DEVICE_HOST, /**< host memory */
+    TCOMM_DEVICE_CUDA  /**< a CUDA device (builds with CUDA) */
+} tcomm_device_kind_t;
+/** @brief A device: its kind and, for CUDA, its index. */
 typedef struct {
-    tcomm_device_kind_t kind;
-    int index;
+    tcomm_device_kind_t kind; /**< host or CUDA */
+    int index;                /**< CUDA device index; 0 for the host */
 } tcomm_device_t;
 
+/** @brief The most dimensions a tensor may have. */
 #define TCOMM_MAX_DIMS 8
 
+/** @brief A graph: a device, its allocator and its registered buffers. */
 typedef struct tcomm_graph tcomm_graph_t;
+/** @brief A contiguous, row-major, reference-counted tensor of one graph. */
 typedef struct tcomm_tensor tcomm_tensor_t;
+/** @brief A communicator: one handle over a backend (identity, MPI, ...). */
 typedef struct tcomm_comm tcomm_comm_t;
 
 /** @brief Create a graph: a device, its allocator and registered buffers. */
@@ -87,6 +127,7 @@ TCOMM_EXPORT tcomm_status_t tcomm_graph_create(tcomm_device_t device,
 TCOMM_EXPORT tcomm_status_t tcomm_graph_destroy(tcomm_graph_t *graph);
 /** @brief Unique in the process, never 0. */
 TCOMM_EXPORT uint64_t tcomm_graph_id(const tcomm_graph_t *graph);
+/** @brief The device @p graph was created on. */
 TCOMM_EXPORT tcomm_device_t tcomm_graph_device(const tcomm_graph_t *graph);
 
 /** @brief A new tensor on @p graph holding a copy of host @p data. */
@@ -113,12 +154,17 @@ TCOMM_EXPORT tcomm_tensor_t *tcomm_tensor_retain(tcomm_tensor_t *tensor);
 /** @brief Drop a reference; NULL is fine. */
 TCOMM_EXPORT void tcomm_tensor_release(tcomm_tensor_t *tensor);
 
+/** @brief The graph @p tensor is bound to. */
 TCOMM_EXPORT tcomm_graph_t *tcomm_tensor_graph(const tcomm_tensor_t *tensor);
+/** @brief tcomm_graph_id() of the tensor's graph. */
 TCOMM_EXPORT uint64_t tcomm_tensor_graph_id(const tcomm_tensor_t *tensor);
+/** @brief The element type of @p tensor. */
 TCOMM_EXPORT tcomm_dtype_t tcomm_tensor_dtype(const tcomm_tensor_t *tensor);
+/** @brief The number of dimensions, 0 to ::TCOMM_MAX_DIMS. */
 TCOMM_EXPORT int tcomm_tensor_ndim(const tcomm_tensor_t *tensor);
 /** @brief Size along @p axis; 0 if @p axis is out of range. */
 TCOMM_EXPORT size_t tcomm_tensor_dim(const tcomm_tensor_t *tensor, int axis);
+/** @brief The number of elements (1 for a 0-d tensor). */
 TCOMM_EXPORT size_t tcomm_tensor_numel(const tcomm_tensor_t *tensor);
 /** @brief The element buffer (a device pointer on CUDA graphs). */
 TCOMM_EXPORT void *tcomm_tensor_data(const tcomm_tensor_t *tensor);
@@ -130,9 +176,10 @@ TCOMM_EXPORT tcomm_status_t tcomm_tensor_add(const tcomm_tensor_t *a,
                                              const tcomm_tensor_t *b,
                                              tcomm_tensor_t **sum);
 
+/** @brief What tcomm_comm_info() reports about a communicator. */
 typedef struct {
-    int rank;
-    int world_size;
+    int rank;            /**< this handle's rank, 0 .. world_size - 1 */
+    int world_size;      /**< the number of ranks */
     const char *backend; /**< "identity", "mpi", ... */
     int cuda_aware;      /**< 1 if device buffers go to MPI directly */
 } tcomm_comm_info_t;
@@ -142,8 +189,11 @@ TCOMM_EXPORT tcomm_status_t tcomm_comm_create_identity(tcomm_comm_t **comm);
 /** @brief world_size ranks as threads of one process: comms[r] is rank r. */
 TCOMM_EXPORT tcomm_status_t tcomm_comm_create_local(int world_size,
                                                     tcomm_comm_t **comms);
+/** @brief Rank, world size, backend name and CUDA-awareness of @p comm. */
 TCOMM_EXPORT tcomm_status_t tcomm_comm_info(const tcomm_comm_t *comm,
                                             tcomm_comm_info_t *info);
+/** @brief Free @p comm (and its duplicate MPI communicator); a failed
+ *  communicator is destroyed without waiting for its peers. */
 TCOMM_EXPORT tcomm_status_t tcomm_comm_destroy(tcomm_comm_t *comm);
 
 /** @brief Per-communicator settings; the defaults come from TCOMM_CHECK
@@ -156,6 +206,7 @@ typedef enum {
 TCOMM_EXPORT tcomm_status_t tcomm_comm_set_attr(tcomm_comm_t *comm,
                                                 tcomm_comm_attr_t attr,
                                                 int value);
+/** @brief Read an attribute (0 or 1) into @p value. */
 TCOMM_EXPORT tcomm_status_t tcomm_comm_get_attr(const tcomm_comm_t *comm,
                                                 tcomm_comm_attr_t attr,
                                                 int *value);
@@ -189,9 +240,13 @@ TCOMM_EXPORT tcomm_status_t tcomm_all_reduce_into(tcomm_comm_t *comm,
                                                   const tcomm_tensor_t *in,
                                                   tcomm_op_t op,
                                                   tcomm_tensor_t *out);
+/** @brief tcomm_all_gather() into @p out, whose size along @p dim must be
+ *  the sum of every rank's. */
 TCOMM_EXPORT tcomm_status_t tcomm_all_gather_into(tcomm_comm_t *comm,
                                                   const tcomm_tensor_t *in,
                                                   int dim, tcomm_tensor_t *out);
+/** @brief tcomm_reduce_scatter() into @p out, of this rank's chunk's
+ *  shape. */
 TCOMM_EXPORT tcomm_status_t tcomm_reduce_scatter_into(tcomm_comm_t *comm,
                                                       const tcomm_tensor_t *in,
                                                       tcomm_op_t op, int dim,

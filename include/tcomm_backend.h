@@ -17,7 +17,11 @@
 extern "C" {
 #endif
 
+/** @brief A backend: the operations the front end calls, each given the
+ *  @p state passed to tcomm_comm_create_custom(). Make it a `const` object
+ *  with designated initializers; every op returns a ::tcomm_status_t. */
 typedef struct tcomm_backend_ops {
+    /** Short name, reported as tcomm_comm_info_t::backend. */
     const char *name;
     /** rank and world size of this handle; cuda_aware as in info. */
     tcomm_status_t (*query)(void *state, int *rank, int *world_size,
@@ -37,12 +41,14 @@ typedef struct tcomm_backend_ops {
     tcomm_status_t (*all_gather)(void *state, const tcomm_tensor_t *in,
                                  int dim, const size_t *sizes,
                                  tcomm_tensor_t *out);
+    /** @p out is this rank's chunk along @p dim. */
     tcomm_status_t (*reduce_scatter)(void *state, const tcomm_tensor_t *in,
                                      tcomm_op_t op, int dim,
                                      tcomm_tensor_t *out);
     /** out == in means in place. */
     tcomm_status_t (*broadcast)(void *state, const tcomm_tensor_t *in,
                                 int root, tcomm_tensor_t *out);
+    /** Returns once every rank has entered. */
     tcomm_status_t (*barrier)(void *state);
     /** Called once by tcomm_comm_destroy; may be NULL. */
     void (*destroy)(void *state);
