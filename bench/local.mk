@@ -65,5 +65,8 @@ bench: all
 		'$(top_builddir)/bench' '$(top_builddir)/bench/results' \
 		'$(top_srcdir)/bench/plot.gp'
 
-EXTRA_DIST += scripts/bench-sweep.sh scripts/bench-summary.sh bench/plot.gp doc/performance.md \
+EXTRA_DIST += scripts/bench-sweep.sh scripts/bench-summary.sh bench/plot.gp \
+	doc/performance.md doc/performance/allreduce.png \
+	doc/performance/allgather.png doc/performance/reduce_scatter.png \
+	doc/performance/bcast.png doc/performance/barrier.png \
 	test/bench_options.sh test/bench_validate.sh test/bench_lib.sh
