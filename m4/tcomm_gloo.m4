@@ -27,9 +27,11 @@ AS_CASE([$with_gloo],
   [no], [tcomm_gloo_why="disabled (--without-gloo)"],
   [yes|check], [],
   [GLOO_CPPFLAGS="-I$with_gloo/include"
-   GLOO_LIBS="-L$with_gloo/lib -Wl,-rpath,$with_gloo/lib"])
+   GLOO_LIBS="-L$with_gloo/lib -Wl,-rpath,$with_gloo/lib"
+   AS_IF([test ! -f "$with_gloo/include/gloo/context.h"],
+         [tcomm_gloo_why="no gloo/context.h under $with_gloo/include"])])
 
-AS_IF([test "x$with_gloo" != xno], [
+AS_IF([test "x$with_gloo" != xno && test -z "$tcomm_gloo_why"], [
   AC_LANG_PUSH([C++])
   tcomm_save_CPPFLAGS=$CPPFLAGS
   tcomm_save_LIBS=$LIBS
