@@ -65,7 +65,7 @@ endif
 
 # Without Gloo or NCCL, their create functions answer
 # TCOMM_ERR_UNSUPPORTED.
-libtcomm_internal_la_SOURCES += src/backend_stubs.c
+libtcomm_internal_la_SOURCES += src/backend_absent.c
 
 # NCCL: for CUDA graphs, in its own convenience library (only cuda/ sees
 # the CUDA and NCCL headers). Its test skips (77) without a GPU.
