@@ -26,4 +26,4 @@ ${TCOMM_CC:-mpicc} -o "$tmp/contract" "$src/test/contract_program.c" \
     $flags -lm
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 LD_LIBRARY_PATH="$tmp$libdir" timeout 120 \
-    ${MPIRUN:-mpirun} --oversubscribe -np 4 "$tmp/contract"
+    ${MPIRUN:-mpirun} ${MPIRUN_FLAGS-} -np 4 "$tmp/contract"

@@ -35,5 +35,5 @@ echo "built: ${fc:-mpif90} contract.f90" \
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 for np in 1 2 3 4; do
     LD_LIBRARY_PATH="$tmp$libdir" timeout 120 \
-        ${MPIRUN:-mpirun} --oversubscribe -np "$np" "$tmp/contract"
+        ${MPIRUN:-mpirun} ${MPIRUN_FLAGS-} -np "$np" "$tmp/contract"
 done

@@ -10,7 +10,7 @@ prog="$build/test/fortran_nostat"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 status=0
 for np in 1 2; do
-    out=$(timeout --kill-after=10 120 ${MPIRUN:-mpirun} --oversubscribe \
+    out=$(timeout --kill-after=10 120 ${MPIRUN:-mpirun} ${MPIRUN_FLAGS-} \
         -np "$np" "$prog" 2>&1)
     rc=$?
     echo "$out"
