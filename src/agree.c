@@ -21,6 +21,14 @@ enum {
     H_LEN
 };
 
+/* The peers' headers are decoded defensively: a corrupted header (a
+ * broken peer, a wrong library on one rank) must give an error, never an
+ * out-of-range index, an overflow or an unterminated string. */
+static int64_t neg(int64_t v) /* -v, saturated: -INT64_MIN overflows */
+{
+    return v == INT64_MIN ? INT64_MAX : -v;
+}
+
 #define ERR_TEXT 248
 typedef struct {
     int64_t status;
@@ -95,13 +103,19 @@ static tcomm_status_t share_errors(tcomm_comm_t *comm,
         return local;
     }
     if (st == TCOMM_SUCCESS) {
-        for (int r = 0; r < n; r++) {
-            if (all[r].status != TCOMM_SUCCESS) {
-                st = tcomm_error(TCOMM_ERR_MISMATCH,
-                                 "%s: rank %d rejected the call: %s", c->fn,
-                                 r, all[r].text);
-                break;
-            }
+        int r = 0;
+        while (r < n && all[r].status == TCOMM_SUCCESS)
+            r++;
+        if (r < n) {
+            all[r].text[ERR_TEXT - 1] = '\0';
+            st = tcomm_error(TCOMM_ERR_MISMATCH,
+                             "%s: rank %d rejected the call: %s", c->fn, r,
+                             all[r].text);
+        } else { /* an error flag but no error: never move data then */
+            st = tcomm_error(TCOMM_ERR_MISMATCH,
+                             "%s: a rank flagged an error in the agreement "
+                             "but sent none (inconsistent headers)",
+                             c->fn);
         }
     }
     free(all);
@@ -112,12 +126,17 @@ static void field_text(const int64_t *h, int field, char *buf, size_t len)
 {
     if (field == H_SHAPE) {
         size_t shape[TCOMM_MAX_DIMS];
-        int nd = (int)h[H_NDIM];
-        for (int i = 0; i < nd && i < TCOMM_MAX_DIMS; i++)
+        int64_t nd = h[H_NDIM];
+        if (nd < 0 || nd > TCOMM_MAX_DIMS) {
+            snprintf(buf, len, "(invalid: %lld dims)", (long long)nd);
+            return;
+        }
+        for (int i = 0; i < nd; i++)
             shape[i] = (size_t)h[H_SHAPE + i];
-        if (h[H_KIND] == TCOMM_COLL_ALL_GATHER && nd > 0)
+        if (h[H_KIND] == TCOMM_COLL_ALL_GATHER && nd > 0 && h[H_DIM] >= 0 &&
+            h[H_DIM] < nd)
             shape[h[H_DIM]] = (size_t)h[H_GATHER_IN];
-        tcomm_shape_text(nd, shape, buf, len);
+        tcomm_shape_text((int)nd, shape, buf, len);
     } else if (field == H_KIND) {
         snprintf(buf, len, "%s", tcomm_coll_name(h[H_KIND]));
     } else if (field == H_DTYPE) {
@@ -175,8 +194,15 @@ static tcomm_status_t gather_sizes(const tcomm_call_t *c, int n, int me,
                                    size_t *sizes)
 {
     size_t total = 0;
-    for (int r = 0; r < n; r++)
-        total += sizes[r] = (size_t)in_sz[(size_t)r * stride];
+    for (int r = 0; r < n; r++) {
+        int64_t v = in_sz[(size_t)r * stride];
+        if (v < 0 || (uint64_t)v > SIZE_MAX - total)
+            return tcomm_error(TCOMM_ERR_MISMATCH,
+                               "%s: rank %d sent an invalid size %lld along "
+                               "dim %d (a corrupted agreement header)",
+                               c->fn, r, (long long)v, c->dim);
+        total += sizes[r] = (size_t)v;
+    }
     /* A rank whose own out is wrong reports its own error, even when an
      * earlier rank's is wrong too. */
     int64_t mine = out_sz[(size_t)me * stride];
@@ -238,11 +264,12 @@ tcomm_status_t tcomm_agree(tcomm_comm_t *comm, const tcomm_call_t *call,
             goto out;
         for (int i = 0; i < H_LEN; i++) {
             mm[i] = all[i];
-            mm[H_LEN + i] = -all[i];
+            mm[H_LEN + i] = neg(all[i]);
             for (int r = 1; r < n; r++) {
                 int64_t v = all[(size_t)r * H_LEN + i];
                 mm[i] = v < mm[i] ? v : mm[i];
-                mm[H_LEN + i] = -v < mm[H_LEN + i] ? -v : mm[H_LEN + i];
+                mm[H_LEN + i] = neg(v) < mm[H_LEN + i] ? neg(v)
+                                                       : mm[H_LEN + i];
             }
         }
     } else { /* the same call for every collective kind */
@@ -254,13 +281,13 @@ tcomm_status_t tcomm_agree(tcomm_comm_t *comm, const tcomm_call_t *call,
         if (st != TCOMM_SUCCESS)
             return st;
     }
-    if (-mm[H_LEN + H_ERR] != 0) { /* some rank rejected the call */
+    if (mm[H_LEN + H_ERR] != 0) { /* some rank rejected the call */
         st = share_errors(comm, call, local);
         goto out;
     }
     int same = 1;
     for (int i = 0; i < H_ERR; i++)
-        same &= mm[i] == -mm[H_LEN + i];
+        same &= mm[i] == neg(mm[H_LEN + i]);
     if (!same) {
         if (!all) {
             all = n <= 16 ? stack : malloc((size_t)n * sizeof h);
