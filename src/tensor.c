@@ -139,11 +139,12 @@ static tcomm_status_t from_host(const char *fn, tcomm_graph_t *graph,
     tcomm_tensor_t *t;
     TCOMM_TRY(tcomm_tensor_alloc(fn, graph, dtype, ndim, shape, &t));
     if (!data && t->nbytes > 0) {
+        size_t numel = t->numel, nbytes = t->nbytes; /* t is freed next */
         tcomm_tensor_release(t);
         return tcomm_error(TCOMM_ERR_INVALID_ARG,
                            "%s: data is NULL for %zu elements (pass a host "
                            "buffer of %zu bytes)",
-                           fn, t->numel, t->nbytes);
+                           fn, numel, nbytes);
     }
     tcomm_status_t st =
         graph->space->from_host(graph->space_ctx, t->data, data, t->nbytes);
