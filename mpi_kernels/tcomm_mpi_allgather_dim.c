@@ -61,6 +61,8 @@ void tcomm_ag_unpack_one(const tcomm_ag_plan_t *p, const char *blk, char *out,
                        size_t rows, int r, const size_t *seg)
 {
     size_t es = p->es, rb = seg[r] * es, stride = p->total * es;
+    if (rb == 0) /* nothing from rank r; out may be NULL (empty) */
+        return;
     char *d = out + p->off[r] * es;
     for (size_t o = 0; o < rows; o++)
         memcpy(d + o * stride, blk + o * rb, rb);

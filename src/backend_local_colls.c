@@ -89,8 +89,8 @@ tcomm_status_t tcomm_local_all_reduce(void *state, const tcomm_tensor_t *in,
         return stage_out(st, out, &b);
     fold(w, in->dtype, op, dst, 0, in->numel);
     st = tcomm_local_sync(me);
-    if (st == TCOMM_SUCCESS && dst != b.out)
-        memcpy(b.out, dst, in->nbytes);
+    if (st == TCOMM_SUCCESS && dst != b.out && in->nbytes)
+        memcpy(b.out, dst, in->nbytes); /* b.out is NULL when empty */
     if (st == TCOMM_SUCCESS && op == TCOMM_AVG)
         tcomm_host_divide(in->dtype, b.out, in->numel, w->size);
     return stage_out(st, out, &b);

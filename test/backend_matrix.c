@@ -123,7 +123,8 @@ static void all_gather_case(matrix_ctx_t *c, tcomm_dtype_t d, int nd,
                             form_t form)
 {
     size_t shape[TCOMM_MAX_DIMS] = {0}, oshape[TCOMM_MAX_DIMS], total = 0;
-    memcpy(shape, base, (size_t)nd * sizeof *base);
+    if (nd) /* base is NULL for a 0-d tensor */
+        memcpy(shape, base, (size_t)nd * sizeof *base);
     for (int r = 0; r < c->nranks; r++)
         total += gsize(c, nd, base, dim, zero_first, r);
     if (nd)

@@ -145,7 +145,8 @@ static void all_gather_case(tcomm_dtype_t d, int nd, const size_t *base,
                             int dim, int zero_first, form_t form)
 {
     size_t shape[TCOMM_MAX_DIMS], oshape[TCOMM_MAX_DIMS];
-    memcpy(shape, base, (size_t)nd * sizeof *base);
+    if (nd) /* base is NULL for a 0-d tensor */
+        memcpy(shape, base, (size_t)nd * sizeof *base);
     size_t off = 0, total = 0;
     for (int r = 0; r < nranks; r++) {
         size_t s = nd ? (zero_first && r == 0 ? 0 : base[dim] + (size_t)r)
