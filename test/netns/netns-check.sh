@@ -1,0 +1,164 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# Multi-host over network namespaces: two "hosts" (namespaces joined by a
+# veth pair on the private 10.77.0.0/24, created here and removed on
+# exit), Open MPI over TCP between them (test/netns/rsh-agent.sh launches
+# the remote daemon with `ip netns exec`). Runs
+#  1. the MPI correctness suite (test/mpi_collectives) at 4 ranks, two per
+#     host, every rank's traffic over TCP (btl tcp,self);
+#  2. the harness (osu_tcomm_allreduce and _allgather with -c) at 2 ranks,
+#     one per host;
+#  3. link down: test/soak at 2 ranks (one per host, TCOMM_TIMEOUT=3);
+#     after 3 s the link goes down. The ranks must report an error
+#     (TCOMM_ERR_TIMEOUT or TCOMM_ERR_MPI) or the job must end with one
+#     within TCOMM_TIMEOUT plus 10 s, not hang. If mpirun itself is still
+#     waiting for the unreachable daemon after that, the link comes back
+#     up so that it can end (reported, not a failure: the ranks did).
+# Exit 77 (skip) where namespaces cannot be made (not root, no `ip`, a
+# sandbox that forbids them) or TCOMM_SKIP_NETNS=1.
+set -u
+[ "${TCOMM_SKIP_NETNS:-0}" = 1 ] && { echo "netns: skipped"; exit 77; }
+[ "$(id -u)" -eq 0 ] || { echo "netns: needs root; skipped"; exit 77; }
+command -v ip >/dev/null || { echo "netns: no ip(8); skipped"; exit 77; }
+b=${TCOMM_BUILDDIR:-.}
+case "$b" in /*) ;; *) b=$(pwd)/$b ;; esac
+here=$(cd "$(dirname "$0")" && pwd)
+mpirun=${MPIRUN:-mpirun}
+mpirun=$(command -v "$mpirun")
+"$mpirun" --version 2>&1 | grep -q "Open MPI" ||
+    { echo "netns: $mpirun is not Open MPI's mpirun; skipped"; exit 77; }
+for p in test/mpi_collectives test/soak bench/osu_tcomm_allreduce \
+         bench/osu_tcomm_allgather; do
+    [ -x "$b/$p" ] || { echo "netns: no $b/$p" >&2; exit 99; }
+done
+
+tag=tcn$$
+h0=$tag-h0 h1=$tag-h1
+tmp=$(mktemp -d)
+cleanup() {
+    for ns in $h0 $h1; do
+        for p in $(ip netns pids "$ns" 2>/dev/null); do
+            kill -KILL "$p" 2>/dev/null
+        done
+        ip netns del "$ns" 2>/dev/null
+    done
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+
+if ! ip netns add "$h0" 2>"$tmp/err"; then
+    echo "netns: cannot create network namespaces here ($(cat "$tmp/err"));" \
+         "skipped"
+    exit 77
+fi
+ip netns add "$h1" || exit 77
+if ! ip link add "$tag-a" type veth peer name "$tag-b" 2>"$tmp/err"; then
+    echo "netns: cannot create a veth pair ($(cat "$tmp/err")); skipped"
+    exit 77
+fi
+ip link set "$tag-a" netns "$h0" && ip link set "$tag-b" netns "$h1" &&
+ip -n "$h0" addr add 10.77.0.1/24 dev "$tag-a" &&
+ip -n "$h1" addr add 10.77.0.2/24 dev "$tag-b" &&
+ip -n "$h0" link set lo up && ip -n "$h1" link set lo up &&
+ip -n "$h0" link set "$tag-a" up && ip -n "$h1" link set "$tag-b" up ||
+    { echo "netns: cannot configure the veth pair; skipped"; exit 77; }
+
+printf '10.77.0.1 %s\n10.77.0.2 %s\n' "$h0" "$h1" >"$tmp/map"
+printf '10.77.0.1 slots=2\n10.77.0.2 slots=2\n' >"$tmp/hosts"
+export TCOMM_NETNS_MAP="$tmp/map"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 CK_FORK=no
+MPIFLAGS="--hostfile $tmp/hosts --mca plm_rsh_agent $here/rsh-agent.sh
+ --mca plm_rsh_no_tree_spawn 1 --mca pml ob1 --mca btl tcp,self
+ --mca btl_tcp_if_include 10.77.0.0/24 --mca oob_tcp_if_include 10.77.0.0/24
+ --mca osc ^ucx --oversubscribe"
+
+# mpirun on host 0; the daemon of host 1 through the agent.
+on_h0() {
+    limit=$1
+    shift
+    # shellcheck disable=SC2086
+    ip netns exec "$h0" timeout -k 5 "$limit" "$mpirun" $MPIFLAGS "$@"
+}
+fails=0
+step() { echo "netns: $*"; }
+
+# 0. where the ranks run: each prints its address
+on_h0 60 -np 2 --map-by node sh -c 'ip -o -4 addr show | grep -o "10.77.0.[0-9]*"' \
+    >"$tmp/where" 2>&1
+sort "$tmp/where" | tr '\n' ' ' | sed 's/^/netns: ranks on /; s/$/\n/'
+grep -q 10.77.0.1 "$tmp/where" && grep -q 10.77.0.2 "$tmp/where" ||
+    { echo "netns: FAIL: could not start one rank per host"; cat "$tmp/where";
+      exit 1; }
+
+# 1. the correctness suite across the hosts
+t0=$(date +%s)
+if on_h0 600 -np 4 --map-by node "$b/test/mpi_collectives" >"$tmp/suite" 2>&1
+then
+    step "mpi_collectives at 4 ranks on 2 hosts over TCP: PASS" \
+         "($(( $(date +%s) - t0 )) s; $(grep -o '[0-9]*%: Checks: [0-9]*, Failures: [0-9]*, Errors: [0-9]*' "$tmp/suite" | head -1))"
+else
+    step "mpi_collectives across hosts: FAIL"; tail -30 "$tmp/suite"
+    fails=$((fails + 1))
+fi
+
+# 2. the harness across the hosts
+for c in allreduce allgather; do
+    if on_h0 300 -np 2 --map-by node "$b/bench/osu_tcomm_$c" -c -m 4:64K \
+        -i 20 -x 5 >"$tmp/bench" 2>&1; then
+        step "osu_tcomm_$c -c at 2 ranks on 2 hosts: PASS; 64 KiB:" \
+             "$(grep -E '^65536 ' "$tmp/bench" | tr -s ' ' | head -1)"
+    else
+        step "osu_tcomm_$c across hosts: FAIL"; tail -20 "$tmp/bench"
+        fails=$((fails + 1))
+    fi
+done
+
+# 3. link down in the middle of a run of collectives
+T=3
+SLACK=10
+TCOMM_TIMEOUT=$T SOAK_RSS_CHECK=0 on_h0 120 -x TCOMM_TIMEOUT \
+    -x SOAK_RSS_CHECK -np 2 --map-by node "$b/test/soak" 100000000 3 65536 \
+    >"$tmp/down" 2>&1 &
+job=$!
+sleep 3
+if ! kill -0 $job 2>/dev/null; then
+    step "link down: FAIL: the job ended before the link went down"
+    cat "$tmp/down"; exit 1
+fi
+t0=$(date +%s%N)
+ip -n "$h1" link set "$tag-b" down
+reported=""
+ended=""
+i=0
+while [ $i -lt $(( (T + SLACK) * 10 )) ]; do
+    if [ -z "$reported" ] &&
+       grep -Eq "fatal:|ERROR|noticed|aborted|lost" "$tmp/down"; then
+        reported=$(( ($(date +%s%N) - t0) / 1000000 ))
+    fi
+    if ! kill -0 $job 2>/dev/null; then
+        ended=$(( ($(date +%s%N) - t0) / 1000000 )); break
+    fi
+    sleep 0.1
+    i=$((i + 1))
+done
+restored=no
+if [ -z "$ended" ]; then
+    # The ranks have spoken (or not); let mpirun reach its daemon again.
+    ip -n "$h1" link set "$tag-b" up
+    restored=yes
+fi
+wait $job
+rc=$?
+[ -n "$ended" ] || ended=$(( ($(date +%s%N) - t0) / 1000000 ))
+step "link down after 3 s of soak (TCOMM_TIMEOUT=$T): first error report" \
+     "after ${reported:-none} ms, job ended after $ended ms with status $rc" \
+     "(link restored for mpirun's cleanup: $restored)"
+grep -E "fatal:|noticed|aborted" "$tmp/down" | head -4 | sed 's/^/  | /'
+if [ -z "$reported" ] || [ $rc -eq 0 ]; then
+    step "link down: FAIL: no rank reported an error within $((T + SLACK)) s"
+    tail -20 "$tmp/down"
+    fails=$((fails + 1))
+fi
+[ $fails -eq 0 ] && step PASS || step FAIL
+exit $(( fails ? 1 : 0 ))

@@ -1,0 +1,64 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Reliability (issue 8): soak, crash, sanitizers, fuzzing, multi-host.
+# doc/reliability.md describes each check and its figures.
+
+# Soak: random valid and invalid collectives checked against the
+# reference. The short version (1,500 calls at 3 ranks) runs in `make
+# check`; `make soak` runs 20,000 (SOAK_OPS, SOAK_SEED, SOAK_MAX_BYTES).
+check_PROGRAMS += test/soak
+test_soak_SOURCES = test/soak.c test/mpi_reference.c test/mpi_reference.h
+test_soak_LDADD = libtcomm_internal.la -lm
+TESTS += test/soak-np3.mpitest
+
+SOAK_OPS = 20000
+SOAK_SEED = 1
+SOAK_MAX_BYTES = 4194304
+SOAK_NP = 3
+.PHONY: soak
+soak: test/soak
+	OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+	timeout --kill-after=10 3600 $(MPIRUN) $(MPIRUN_FLAGS) -np $(SOAK_NP) \
+		test/soak $(SOAK_OPS) $(SOAK_SEED) $(SOAK_MAX_BYTES)
+
+# Crash: SIGKILL one rank of a running job; the job must end within
+# TCOMM_TIMEOUT plus a few seconds, naming the lost rank.
+TESTS += test/crash-check.sh
+EXTRA_DIST += test/crash-check.sh
+
+# Multi-host: two network namespaces joined by a veth pair, Open MPI over
+# TCP between them; the correctness suite, the harness, and a link taken
+# down mid-run. Skips (77) where namespaces cannot be made.
+TESTS += test/netns/netns-check.sh
+EXTRA_DIST += test/netns/netns-check.sh test/netns/rsh-agent.sh
+
+# The whole suite under ASan + UBSan + LSan, in build-sanitize/.
+.PHONY: check-sanitize
+check-sanitize:
+	$(SHELL) $(top_srcdir)/scripts/check-sanitize.sh \
+		'$(abs_top_builddir)/build-sanitize'
+EXTRA_DIST += scripts/check-sanitize.sh test/lsan.supp
+
+# Fuzzing: libFuzzer targets for every parser of outside input (the
+# agreement's decoder of the peers' headers, the settings' values, the
+# harness's options). They build only with clang (-fsanitize=fuzzer), so
+# `make fuzz` builds them in their own tree, build-fuzz/, and runs each
+# for FUZZ_SECONDS from the seed corpus in fuzz/corpus/<target>/.
+EXTRA_PROGRAMS = fuzz/fuzz_agree fuzz/fuzz_config fuzz/fuzz_bench_options
+FUZZ_LINK = -fsanitize=fuzzer
+fuzz_fuzz_agree_SOURCES = fuzz/fuzz_agree.c
+fuzz_fuzz_agree_LDADD = libtcomm_internal.la
+fuzz_fuzz_agree_LDFLAGS = $(FUZZ_LINK)
+fuzz_fuzz_config_SOURCES = fuzz/fuzz_config.c
+fuzz_fuzz_config_LDADD = libtcomm_internal.la
+fuzz_fuzz_config_LDFLAGS = $(FUZZ_LINK)
+fuzz_fuzz_bench_options_SOURCES = fuzz/fuzz_bench_options.c
+fuzz_fuzz_bench_options_CPPFLAGS = $(BENCH_CPPFLAGS)
+fuzz_fuzz_bench_options_LDADD = bench/libtcomm_bench.la libtcomm_internal.la
+fuzz_fuzz_bench_options_LDFLAGS = $(FUZZ_LINK) -Wl,--wrap=exit
+
+FUZZ_SECONDS = 60
+.PHONY: fuzz
+fuzz:
+	FUZZ_SECONDS='$(FUZZ_SECONDS)' FUZZ_BUILD='$(abs_top_builddir)/build-fuzz' \
+		$(SHELL) $(top_srcdir)/fuzz/run.sh
+EXTRA_DIST += fuzz/run.sh fuzz/corpus
