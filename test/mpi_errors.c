@@ -228,7 +228,7 @@ START_TEST(mpi_failure_inside_a_collective)
         ck_assert_msg(st == TCOMM_ERR_MPI, "rank 1: %d %s", st,
                       tcomm_last_error());
     if (st != TCOMM_SUCCESS) {
-        expect(st, TCOMM_ERR_MPI, "failed", "MPI_ERR_TRUNCATE",
+        expect(st, TCOMM_ERR_MPI, "failed", "truncated", /* any MPI */
                (char *)NULL);
         ck_assert_ptr_eq(out, SENTINEL);
         expect(tcomm_barrier(c), TCOMM_ERR_COMM_FAILED,
