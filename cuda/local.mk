@@ -16,6 +16,7 @@ libtcomm_internal_la_SOURCES += \
 
 EXTRA_DIST += cuda/nvcc-libtool.sh cuda/check-configure.sh \
 	test/gpu/run.sh
+EXTRA_DIST += cuda/reduce_kernels.cu cuda/reshape_kernels.cu
 
 if TCOMM_HAVE_CUDA
 # The CUDA code lives in its own convenience library so that only cuda/
