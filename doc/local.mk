@@ -1,0 +1,54 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Documentation and release (issue 7): the API reference from the public
+# headers (`make doc`, Doxygen, HTML in doc/api/html/), the man pages of
+# tcomm_info and the osu_tcomm_* programs, the guides in the tarball, a
+# test that the reference documents every setting, configure option,
+# error code and harness option, and `make distcheck`'s configuration.
+
+# Man pages: hand-written troff. osu_tcomm_allreduce.1 describes the five
+# harness programs; the other four are .so links to it.
+dist_man_MANS = doc/man/tcomm_info.1 doc/man/osu_tcomm_allreduce.1 \
+	doc/man/osu_tcomm_allgather.1 doc/man/osu_tcomm_reduce_scatter.1 \
+	doc/man/osu_tcomm_bcast.1 doc/man/osu_tcomm_barrier.1
+
+EXTRA_DIST += Doxyfile.in README.md doc/user-guide.md doc/design-notes.md \
+	doc/reference.md
+
+# `make doc`: doxygen must be installed (scripts/install-deps); any
+# warning (an undocumented public name, a broken command) fails the
+# target after printing the warnings.
+.PHONY: doc
+doc: Doxyfile
+	@if ! command -v '$(DOXYGEN)' >/dev/null 2>&1; then \
+	    echo "make doc: doxygen not found (DOXYGEN=$(DOXYGEN));" \
+	        "install it (apt-get install doxygen, or scripts/install-deps)" \
+	        "or pass DOXYGEN=/path/to/doxygen" >&2; \
+	    exit 1; \
+	fi
+	@rm -rf doc/api && $(MKDIR_P) doc/api
+	$(AM_V_GEN)'$(DOXYGEN)' Doxyfile
+	@if test -s doc/api/warnings.log; then \
+	    cat doc/api/warnings.log >&2; \
+	    echo "make doc: doxygen warned (above): document the public" \
+	        "headers in $(top_srcdir)/include" >&2; \
+	    exit 1; \
+	fi
+	@echo "API reference: $(abs_top_builddir)/doc/api/html/index.html"
+
+clean-local: clean-doc
+.PHONY: clean-doc
+clean-doc:
+	-rm -rf doc/api
+
+# The reference and the man pages name every setting, configure option,
+# error code and harness option.
+TESTS += doc/doc-check.sh
+EXTRA_DIST += doc/doc-check.sh
+
+# `make distcheck` builds the tarball without CUDA (nvcc takes minutes; the
+# main build compiles the CUDA code). The committed bootstrap Makefile is
+# not distributed: a tarball has configure, and `./configure && make`
+# uses the generated GNUmakefile.
+AM_DISTCHECK_CONFIGURE_FLAGS = --without-cuda
+# configure's Fortran module check leaves its module in the build tree.
+DISTCLEANFILES += tcomm_conftest.mod
