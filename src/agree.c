@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Cross-rank agreement before data moves. Every rank encodes its call as
- * a fixed header of int64 fields. One MPI_Allreduce(MIN) over [h, -h]
- * yields the minimum and maximum of every field, so any difference and
- * any local error is seen by all ranks in one small call; only then do
- * the ranks gather the full headers (or the error texts) to name who
- * differs. The first exchange is the same MPI call for every collective,
+ * a fixed header of int64 fields and contributes a summary of it (a hash,
+ * the element count, all_gather's sizes, the error flag) to one
+ * MPI_Allreduce(MIN) over [s, -s], which yields the minimum and maximum
+ * of each, so any difference and any local error is seen by all ranks in
+ * one small call; only then do the ranks gather the full headers (or the
+ * error texts) to name who differs. The first exchange is the same MPI call for every collective,
  * so that ranks calling different collectives still meet in it; once they
  * agree, all_gather exchanges the sizes along dim. */
 #include <stdio.h>
@@ -241,57 +242,117 @@ static tcomm_status_t exchange_sizes(tcomm_comm_t *comm,
     return st;
 }
 
+/* The summary every rank contributes to the first exchange: a hash of
+ * the fields that must agree, the element count they imply (exact, so a
+ * size difference can never hide in a hash collision), all_gather's sizes
+ * along dim, and the error flag. [s, -s] under MIN yields the minimum and
+ * maximum of each in 80 bytes, whatever the number of dims. */
+enum { S_HASH, S_SIZE, S_GIN, S_GOUT, S_ERR, S_LEN };
+
+static void summarize(const int64_t *h, int64_t *s)
+{
+    uint64_t x = 0x9e3779b97f4a7c15u;
+    int64_t size = 1;
+    for (int i = 0; i < H_ERR; i++) { /* splitmix64's finalizer per field */
+        x = (x ^ (uint64_t)h[i]) + 0x9e3779b97f4a7c15u;
+        x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9u;
+        x = (x ^ (x >> 27)) * 0x94d049bb133111ebu;
+        x ^= x >> 31;
+    }
+    for (int i = 0; i < TCOMM_MAX_DIMS; i++) /* all_gather: dim's is 0 */
+        if (i < h[H_NDIM] && !(h[H_KIND] == TCOMM_COLL_ALL_GATHER &&
+                               i == h[H_DIM]))
+            size = (int64_t)((uint64_t)size * (uint64_t)h[H_SHAPE + i]);
+    s[S_HASH] = (int64_t)(x >> 2); /* non-negative: -s never overflows */
+    s[S_SIZE] = size;
+    s[S_GIN] = h[H_GATHER_IN];
+    s[S_GOUT] = h[H_GATHER_OUT];
+    s[S_ERR] = h[H_ERR];
+}
+
+/* Element-wise minimum of [s, -s] over the gathered headers. */
+static void summarize_all(const int64_t *all, int n, int64_t *mm)
+{
+    for (int r = 0; r < n; r++) {
+        int64_t s[S_LEN];
+        summarize(all + (size_t)r * H_LEN, s);
+        for (int i = 0; i < S_LEN; i++) {
+            if (r == 0 || s[i] < mm[i])
+                mm[i] = s[i];
+            if (r == 0 || neg(s[i]) < mm[S_LEN + i])
+                mm[S_LEN + i] = neg(s[i]);
+        }
+    }
+}
+
+static int64_t *header_buffer(int n, int64_t *stack, size_t stack_len)
+{
+    if ((size_t)n * H_LEN <= stack_len)
+        return stack;
+    return malloc((size_t)n * H_LEN * sizeof(int64_t));
+}
+
+/* all_gather when every rank has the same size along dim and the same
+ * out size: the sizes are known without another exchange. */
+static int equal_sizes(const tcomm_call_t *c, int n, const int64_t *mm,
+                       size_t *sizes, tcomm_status_t *st)
+{
+    int64_t gin = mm[S_GIN], gout = mm[S_GOUT];
+    if (gin != neg(mm[S_LEN + S_GIN]) || gout != neg(mm[S_LEN + S_GOUT]) ||
+        gin < 0 || (uint64_t)gin > SIZE_MAX / (uint64_t)n)
+        return 0;
+    for (int r = 0; r < n; r++)
+        sizes[r] = (size_t)gin;
+    /* every rank made the same _into error, or none did */
+    *st = gout < 0 ? TCOMM_SUCCESS
+                   : tcomm_validate_gather_out(c, (size_t)gout,
+                                               (size_t)gin * (size_t)n);
+    return 1;
+}
+
 tcomm_status_t tcomm_agree(tcomm_comm_t *comm, const tcomm_call_t *call,
                            tcomm_status_t local, size_t *sizes)
 {
     int n = comm->world_size;
     int gather = call->kind == TCOMM_COLL_ALL_GATHER;
+    if (gather && !comm->ops->allgather_bytes && local == TCOMM_SUCCESS)
+        return tcomm_error(TCOMM_ERR_UNSUPPORTED,
+                           "%s: backend %s has no allgather_bytes, which "
+                           "all_gather needs to learn every rank's size "
+                           "along dim (add it to the backend's vtable)",
+                           call->fn, comm->ops->name);
     if (!comm->check || !comm->ops->allgather_bytes) {
         if (local != TCOMM_SUCCESS || !gather)
             return local;
         return exchange_sizes(comm, call, sizes);
     }
-    int64_t h[H_LEN], mm[2 * H_LEN];
+    int64_t h[H_LEN], mm[2 * S_LEN];
     encode(comm, call, local, h);
     int64_t stack[H_LEN * 16], *all = NULL;
     tcomm_status_t st = TCOMM_SUCCESS;
     if (!comm->ops->allreduce_min_i64) { /* every rank gathers headers */
-        all = n <= 16 ? stack : malloc((size_t)n * sizeof h);
-        if (!all)
+        if (!(all = header_buffer(n, stack, H_LEN * 16)))
             return tcomm_error(TCOMM_ERR_NO_MEMORY,
                                "%s: out of host memory", call->fn);
         if ((st = gather_headers(comm, h, all)) != TCOMM_SUCCESS)
             goto out;
-        for (int i = 0; i < H_LEN; i++) {
-            mm[i] = all[i];
-            mm[H_LEN + i] = neg(all[i]);
-            for (int r = 1; r < n; r++) {
-                int64_t v = all[(size_t)r * H_LEN + i];
-                mm[i] = v < mm[i] ? v : mm[i];
-                mm[H_LEN + i] = neg(v) < mm[H_LEN + i] ? neg(v)
-                                                       : mm[H_LEN + i];
-            }
-        }
+        summarize_all(all, n, mm);
     } else { /* the same call for every collective kind */
-        for (int i = 0; i < H_LEN; i++) {
-            mm[i] = h[i];
-            mm[H_LEN + i] = -h[i];
-        }
-        st = comm->ops->allreduce_min_i64(comm->state, mm, 2 * H_LEN);
+        summarize(h, mm);
+        for (int i = 0; i < S_LEN; i++)
+            mm[S_LEN + i] = neg(mm[i]);
+        st = comm->ops->allreduce_min_i64(comm->state, mm, 2 * S_LEN);
         if (st != TCOMM_SUCCESS)
             return st;
     }
-    if (mm[H_LEN + H_ERR] != 0) { /* some rank rejected the call */
+    if (mm[S_LEN + S_ERR] != 0) { /* some rank rejected the call */
         st = share_errors(comm, call, local);
         goto out;
     }
-    int same = 1;
-    for (int i = 0; i < H_ERR; i++)
-        same &= mm[i] == neg(mm[H_LEN + i]);
-    if (!same) {
+    if (mm[S_HASH] != neg(mm[S_LEN + S_HASH]) ||
+        mm[S_SIZE] != neg(mm[S_LEN + S_SIZE])) {
         if (!all) {
-            all = n <= 16 ? stack : malloc((size_t)n * sizeof h);
-            if (!all)
+            if (!(all = header_buffer(n, stack, H_LEN * 16)))
                 return tcomm_error(TCOMM_ERR_NO_MEMORY,
                                    "%s: out of host memory", call->fn);
             if ((st = gather_headers(comm, h, all)) != TCOMM_SUCCESS)
@@ -303,8 +364,8 @@ tcomm_status_t tcomm_agree(tcomm_comm_t *comm, const tcomm_call_t *call,
     if (gather && all) /* the headers carry the sizes */
         st = gather_sizes(call, n, comm->rank, all + H_GATHER_IN,
                           all + H_GATHER_OUT, H_LEN, sizes);
-    else if (gather) /* every rank agreed on all_gather: now the sizes */
-        st = exchange_sizes(comm, call, sizes);
+    else if (gather && !equal_sizes(call, n, mm, sizes, &st))
+        st = exchange_sizes(comm, call, sizes); /* uneven: one more round */
 out:
     if (all && all != stack)
         free(all);

@@ -349,6 +349,31 @@ START_TEST(pair_world_gets_the_front_end)
 }
 END_TEST
 
+/* Without allgather_bytes there is no way to learn the other ranks' sizes
+ * along dim: all_gather refuses before anything reaches the backend. */
+START_TEST(all_gather_needs_allgather_bytes)
+{
+    tcomm_backend_ops_t ops = pair_ops;
+    ops.allgather_bytes = NULL;
+    pair_world_t w = {0};
+    pair_t *p = calloc(1, sizeof *p);
+    *p = (pair_t){.w = &w, .rank = 0, .size = 2};
+    tcomm_comm_t *c = NULL;
+    tcomm_graph_t *g;
+    tcomm_device_t host = {TCOMM_DEVICE_HOST, 0};
+    ck_assert_int_eq(tcomm_comm_create_custom(&ops, p, &c), TCOMM_SUCCESS);
+    ck_assert_int_eq(tcomm_graph_create(host, &g), TCOMM_SUCCESS);
+    tcomm_tensor_t *in = tensor(g, TCOMM_F32, 2, 3, 0);
+    tcomm_tensor_t *out = (tcomm_tensor_t *)&w; /* must stay untouched */
+    ck_assert_int_eq(tcomm_all_gather(c, in, 0, &out), TCOMM_ERR_UNSUPPORTED);
+    ck_assert_ptr_eq(out, (tcomm_tensor_t *)&w);
+    ck_assert_ptr_nonnull(strstr(tcomm_last_error(), "allgather_bytes"));
+    tcomm_tensor_release(in);
+    tcomm_comm_destroy(c);
+    tcomm_graph_destroy(g);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("custom_backend");
@@ -357,6 +382,7 @@ int main(void)
     tcase_add_test(tc, create_custom_checks_the_vtable);
     tcase_add_test(tc, loopback_world_never_reaches_the_backend);
     tcase_add_test(tc, pair_world_gets_the_front_end);
+    tcase_add_test(tc, all_gather_needs_allgather_bytes);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
