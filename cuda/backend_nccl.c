@@ -364,14 +364,7 @@ tcomm_status_t tcomm_comm_create_nccl(MPI_Comm mpi_comm, tcomm_comm_t **comm)
 {
     static const char fn[] = "tcomm_comm_create_nccl";
     tcomm_error_clear();
-    int initialized = 0, finalized = 0;
-    MPI_Initialized(&initialized);
-    MPI_Finalized(&finalized);
-    if (!initialized || finalized)
-        return tcomm_error(TCOMM_ERR_INVALID_ARG,
-                           "%s: MPI is %s (call it between MPI_Init and "
-                           "MPI_Finalize)",
-                           fn, finalized ? "finalized" : "not initialized");
+    TCOMM_TRY(tcomm_mpi_check_ready(fn));
     if (!comm || mpi_comm == MPI_COMM_NULL)
         return tcomm_error(
             TCOMM_ERR_INVALID_ARG,

@@ -161,18 +161,24 @@ static tcomm_status_t dup_comm(MPI_Comm user, tcomm_mpi_state_t *st)
     return TCOMM_SUCCESS;
 }
 
+tcomm_status_t tcomm_mpi_check_ready(const char *fn)
+{
+    int initialized = 0, finalized = 0;
+    MPI_Initialized(&initialized);
+    MPI_Finalized(&finalized);
+    if (initialized && !finalized)
+        return TCOMM_SUCCESS;
+    return tcomm_error(TCOMM_ERR_INVALID_ARG,
+                       "%s: MPI is %s (call it between MPI_Init and "
+                       "MPI_Finalize)",
+                       fn, finalized ? "finalized" : "not initialized");
+}
+
 tcomm_status_t tcomm_comm_create_mpi(MPI_Comm mpi_comm, tcomm_comm_t **comm)
 {
     static const char fn[] = "tcomm_comm_create_mpi";
     tcomm_error_clear();
-    int initialized = 0, finalized = 0;
-    MPI_Initialized(&initialized);
-    MPI_Finalized(&finalized);
-    if (!initialized || finalized)
-        return tcomm_error(TCOMM_ERR_INVALID_ARG,
-                           "%s: MPI is %s (call it between MPI_Init and "
-                           "MPI_Finalize)",
-                           fn, finalized ? "finalized" : "not initialized");
+    TCOMM_TRY(tcomm_mpi_check_ready(fn));
     if (!comm)
         return tcomm_error(TCOMM_ERR_INVALID_ARG,
                            "%s: comm is NULL (pass the address of a "

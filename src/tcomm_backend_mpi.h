@@ -27,6 +27,10 @@ tcomm_status_t tcomm_mpi_status(int mpi_rc, const char *call,
 #define TCOMM_MPI_CHECK(call)                                               \
     TCOMM_TRY(tcomm_mpi_status((call), #call, __FILE__, __LINE__))
 
+/* TCOMM_ERR_INVALID_ARG naming fn unless MPI is initialized and not
+ * finalized (the MPI-based communicator constructors). */
+tcomm_status_t tcomm_mpi_check_ready(const char *fn);
+
 /* Is MPI CUDA-aware? Layered probe, agreed over comm (the minimum), so
  * that every rank takes the same path (src/cuda_aware_probe.c). */
 int tcomm_mpi_probe_cuda_aware(MPI_Comm comm);
