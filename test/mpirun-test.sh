@@ -21,7 +21,7 @@ esac
 mpirun=${MPIRUN:-mpirun}
 if [ "${MPIRUN_FLAGS+set}" != set ]; then
     MPIRUN_FLAGS=
-    if "$mpirun" --version 2>&1 | grep -q "Open MPI"; then
+    if "$mpirun" --version 2>&1 | grep -q -e "Open MPI" -e OpenRTE; then
         MPIRUN_FLAGS=--oversubscribe
     fi
 fi
