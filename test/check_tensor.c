@@ -187,7 +187,7 @@ Suite *tensor_suite(void)
     suite_add_tcase(s, tc);
     TCase *rc = tcase_create("refcount");
     tcase_add_test(rc, empty_is_zero_and_refcounted);
-    tcase_add_unchecked_fixture(rc, setup, NULL);
+    tcase_add_unchecked_fixture(rc, setup, teardown);
     suite_add_tcase(s, rc);
     return s;
 }
