@@ -12,7 +12,7 @@ dist_man_MANS = doc/man/tcomm_info.1 doc/man/osu_tcomm_allreduce.1 \
 	doc/man/osu_tcomm_bcast.1 doc/man/osu_tcomm_barrier.1
 
 EXTRA_DIST += Doxyfile.in README.md doc/user-guide.md doc/design-notes.md \
-	doc/reference.md doc/backends.md
+	doc/reference.md doc/backends.md doc/reliability.md
 
 # `make doc`: doxygen must be installed (scripts/install-deps); any
 # warning (an undocumented public name, a broken command) fails the
