@@ -76,7 +76,10 @@ LD_PRELOAD="$build/src/nodlclose.so${LD_PRELOAD:+:$LD_PRELOAD}"
 # the instrumented libtcomm.so. UBSan: the first finding stops the program
 # (halt_on_error=1, the default here).
 ASAN_OPTIONS="detect_leaks=1:fast_unwind_on_malloc=0:verify_asan_link_order=0"
-ASAN_OPTIONS="$ASAN_OPTIONS:strict_string_checks=1:check_initialization_order=1"
+# Not strict_string_checks: libgfortran's strndup of Fortran (unterminated)
+# strings would be reported as reading past them, in MPI-free runtime code
+# we do not own.
+ASAN_OPTIONS="$ASAN_OPTIONS:check_initialization_order=1"
 LSAN_OPTIONS="suppressions=$build/src/test/lsan.supp:print_suppressions=0"
 UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 export ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS LD_PRELOAD

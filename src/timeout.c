@@ -55,7 +55,12 @@ struct tcomm_timeout {
     unsigned char *buf;   /* what pending requests read and write */
     size_t buf_len;
     int pending;          /* a request on buf was abandoned */
+    struct tcomm_timeout *next_parked;
 };
+
+/* States whose request was abandoned: MPI may still write into their
+ * buffer, so they are parked here, reachable, until the process ends. */
+static _Atomic(struct tcomm_timeout *) parked;
 
 static _Atomic int64_t *header(tcomm_timeout_t *t)
 {
@@ -174,8 +179,12 @@ void tcomm_timeout_destroy(tcomm_timeout_t *t, int failed)
     else if (t->lines)
         munmap(t->lines, t->lines_len);
     free(t->comm_rank);
-    if (t->pending)
-        return; /* MPI may still write into buf: leave it */
+    if (t->pending) { /* MPI may still write into buf: park it */
+        t->next_parked = atomic_load(&parked);
+        while (!atomic_compare_exchange_weak(&parked, &t->next_parked, t))
+            ;
+        return;
+    }
     free(t->buf);
     free(t);
 }
