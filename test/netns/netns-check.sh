@@ -151,6 +151,11 @@ fi
 wait $job
 rc=$?
 [ -n "$ended" ] || ended=$(( ($(date +%s%N) - t0) / 1000000 ))
+# A rank on the far host reports through its daemon, over the link that is
+# down: its words reach mpirun only once the link is back.
+if [ -z "$reported" ] && grep -Eq "fatal:|ERROR|noticed|aborted|lost" "$tmp/down"; then
+    reported="(after the link came back) $ended"
+fi
 step "link down after 3 s of soak (TCOMM_TIMEOUT=$T): first error report" \
      "after ${reported:-none} ms, job ended after $ended ms with status $rc" \
      "(link restored for mpirun's cleanup: $restored)"
