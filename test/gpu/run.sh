@@ -7,6 +7,7 @@
 # one GPU, staged and, where MPI is CUDA-aware, direct), the sim suite,
 # and the harness's `-d cuda` sweep at 1 and 2 ranks.
 #   test/gpu/run.sh [BUILD_DIR]     (default: build-gpu, out of tree)
+# MPIRUN, MPIRUN_FLAGS and TCOMM_MPIRUN_FLAGS choose the launcher.
 # Exits 77 when there is no GPU, non-zero on the first failure.
 set -eu
 src=$(cd "$(dirname "$0")/../.." && pwd)
@@ -44,8 +45,22 @@ make -j"$(nproc)" >make.log 2>&1 || { tail -30 make.log; exit 1; }
 make -j"$(nproc)" test/gpu/gpu_kernels test/gpu/gpu_collectives \
     test/mpi_device >>make.log 2>&1 || { tail -30 make.log; exit 1; }
 
+# The launcher as in test/mpirun-test.sh: $MPIRUN with $MPIRUN_FLAGS, or
+# mpirun, with --oversubscribe when it is Open MPI's (MPICH has no such
+# flag); extra options from TCOMM_MPIRUN_FLAGS.
+mpirun=${MPIRUN:-mpirun}
+if [ "${MPIRUN_FLAGS+set}" != set ]; then
+    MPIRUN_FLAGS=
+    if "$mpirun" --version 2>&1 | grep -q -e "Open MPI" -e OpenRTE; then
+        MPIRUN_FLAGS=--oversubscribe
+    fi
+fi
 run() { log "$*"; timeout 240 "$@"; }
-mpi() { np=$1; shift; run mpirun --oversubscribe -np "$np" "$@"; }
+# shellcheck disable=SC2086
+mpi() {
+    np=$1; shift
+    run "$mpirun" $MPIRUN_FLAGS -np "$np" ${TCOMM_MPIRUN_FLAGS:-} "$@"
+}
 
 run ./test/gpu/gpu_kernels
 mpi 1 ./test/gpu/gpu_collectives
