@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* OSU's options plus --dim, --baseline, --json, --alloc, --max-time.
+/* OSU's options plus --dim, --baseline, --json, --alloc, --max-time,
+ * --backend, --threads.
  * Parsed before MPI_Init: a bad option or value prints one line on stderr
  * (from the rank that will be rank 0) and exits with status 2. */
 #include <errno.h>
@@ -45,6 +46,7 @@ static void usage(const bench_coll_t *coll, const bench_opts_t *opt)
     if (bench_launcher_rank() != 0)
         return;
     printf("Usage: mpirun -np N %s [options]\n"
+           "   or: %s --backend local [--threads N] [options]\n"
            "tcomm %s latency against the raw MPI call (OSU-style).\n"
            "  -m, --message-size [MIN:]MAX  message sizes in bytes per "
            "rank,\n"
@@ -67,8 +69,14 @@ static void usage(const bench_coll_t *coll, const bench_opts_t *opt)
            "      --alloc          time the allocating forms, not _into\n"
            "      --max-time S     cap each size's timed loop at about S "
            "seconds\n"
+           "      --backend B      mpi (default), gloo (over TCP, host "
+           "only) or local\n"
+           "                       (ranks as threads of one process, no "
+           "--baseline)\n"
+           "      --threads N      local: N ranks as threads (default 2, "
+           "at most %d)\n"
            "  -h, --help           this text;  -v, --version\n",
-           opt->prog, coll->title);
+           opt->prog, opt->prog, coll->title, BENCH_MAX_THREADS);
 }
 
 /* A non-negative integer with an optional K, M or G suffix (binary). */
@@ -97,12 +105,12 @@ static int parse_size(const char *s, size_t *out)
 }
 
 static long parse_count(const bench_opts_t *opt, const char *flag,
-                        const char *s, long lo)
+                        const char *s, long lo, long hi)
 {
     size_t v;
-    if (parse_size(s, &v) || (long)v < lo || (long)v > MAX_ITERS)
+    if (parse_size(s, &v) || (long)v < lo || (long)v > hi)
         bench_die_usage(opt, "%s: '%s' is not a count in %ld..%ld", flag, s,
-                        lo, MAX_ITERS);
+                        lo, hi);
     return (long)v;
 }
 
@@ -147,7 +155,26 @@ static double parse_seconds(const bench_opts_t *opt, const char *s)
     return v;
 }
 
-enum { OPT_DIM = 256, OPT_BASELINE, OPT_JSON, OPT_ALLOC, OPT_MAX_TIME };
+static const char *const backend_names[] = {"mpi", "gloo", "local"};
+
+const char *bench_backend_name(bench_backend_t backend)
+{
+    return (unsigned)backend < 3 ? backend_names[backend] : "?";
+}
+
+static bench_backend_t parse_backend(const bench_opts_t *opt, const char *s)
+{
+    for (int b = 0; b < 3; b++)
+        if (strcmp(s, backend_names[b]) == 0)
+            return (bench_backend_t)b;
+    bench_die_usage(opt, "--backend: unknown backend '%s' (use mpi, gloo "
+                    "or local)", s);
+}
+
+enum {
+    OPT_DIM = 256, OPT_BASELINE, OPT_JSON, OPT_ALLOC, OPT_MAX_TIME,
+    OPT_BACKEND, OPT_THREADS
+};
 
 static const struct option longopts[] = {
     {"message-size", required_argument, NULL, 'm'},
@@ -164,6 +191,8 @@ static const struct option longopts[] = {
     {"json", required_argument, NULL, OPT_JSON},
     {"alloc", no_argument, NULL, OPT_ALLOC},
     {"max-time", required_argument, NULL, OPT_MAX_TIME},
+    {"backend", required_argument, NULL, OPT_BACKEND},
+    {"threads", required_argument, NULL, OPT_THREADS},
     {NULL, 0, NULL, 0},
 };
 
@@ -185,11 +214,11 @@ static void parse_one(int c, char **argv, const bench_coll_t *coll,
     case 'm': parse_sizes(opt, optarg); break;
     case 'i':
         opt->iters = opt->iters_large = (int)parse_count(opt, "-i", optarg,
-                                                         1);
+                                                         1, MAX_ITERS);
         break;
     case 'x':
         opt->warmup = opt->warmup_large = (int)parse_count(opt, "-x", optarg,
-                                                           0);
+                                                           0, MAX_ITERS);
         break;
     case 'f': opt->full = 1; break;
     case 'c': opt->validate = 1; break;
@@ -221,12 +250,37 @@ static void parse_one(int c, char **argv, const bench_coll_t *coll,
         break;
     case OPT_ALLOC: opt->alloc = 1; break;
     case OPT_MAX_TIME: opt->max_time = parse_seconds(opt, optarg); break;
+    case OPT_BACKEND: opt->backend = parse_backend(opt, optarg); break;
+    case OPT_THREADS:
+        opt->threads = (int)parse_count(opt, "--threads", optarg, 1,
+                                        BENCH_MAX_THREADS);
+        break;
     case ':':
         bench_die_usage(opt, "option %s needs a value", bad_option(argv, 0));
     default:
         bench_die_usage(opt, "unknown option %s",
                         bad_option(argv, optopt));
     }
+}
+
+/* The combinations a backend cannot run; the one needing MPI's world
+ * size (local on more than one rank) is checked after MPI_Init. */
+static void check_backend(bench_opts_t *opt)
+{
+    int local = opt->backend == BENCH_BACKEND_LOCAL;
+    if (opt->threads && !local)
+        bench_die_usage(opt, "--threads: only with --backend local (%s "
+                        "has one rank per MPI process)",
+                        bench_backend_name(opt->backend));
+    if (!opt->threads)
+        opt->threads = 2;
+    /* one process of threads has no MPI call to compare with */
+    if (local && opt->baseline)
+        bench_die_usage(opt, "--baseline: no raw MPI call to compare with "
+                        "--backend local (run it with --backend mpi)");
+    if (opt->backend == BENCH_BACKEND_GLOO && opt->cuda)
+        bench_die_usage(opt, "-d cuda: the Gloo backend moves host tensors "
+                        "only (use --backend mpi or local)");
 }
 
 void bench_parse(int argc, char **argv, const bench_coll_t *coll,
@@ -266,4 +320,5 @@ void bench_parse(int argc, char **argv, const bench_coll_t *coll,
     if (opt->max_bytes < bench_dtype_size(opt->dtype) && coll->sized)
         bench_die_usage(opt, "-m: MAX %zu is smaller than one %s element",
                         opt->max_bytes, bench_dtype_name(opt->dtype));
+    check_backend(opt);
 }

@@ -22,8 +22,10 @@ void bench_print_header(const bench_run_t *r)
     const bench_opts_t *o = r->opt;
     printf("# OSU MPI-tcomm %s Latency Test v%d.%d.%d\n", r->coll->title,
            TCOMM_VERSION_MAJOR, TCOMM_VERSION_MINOR, TCOMM_VERSION_PATCH);
-    printf("# ranks %d, dtype %s, device %s", r->np,
-           bench_dtype_name(o->dtype), o->cuda ? "cuda" : "host");
+    printf("# ranks %d%s, backend %s, dtype %s, device %s", r->np,
+           o->backend == BENCH_BACKEND_LOCAL ? " (threads)" : "",
+           bench_backend_name(o->backend), bench_dtype_name(o->dtype),
+           o->cuda ? "cuda" : "host");
     if (r->coll->has_dim)
         printf(", dim %d of [rows<=64, n/rows]", o->dim);
     printf(", TCOMM_CHECK=%s, %s forms\n", check_mode(),
@@ -91,10 +93,12 @@ FILE *bench_json_open(const bench_run_t *r)
     FILE *f = fopen(o->json, "w");
     if (!f)
         return NULL;
-    fprintf(f, "{\"benchmark\": \"%s\", \"np\": %d, \"dtype\": \"%s\", "
-            "\"device\": \"%s\", \"dim\": %d, \"check\": \"%s\", "
-            "\"forms\": \"%s\", \"blocks\": %d, \"results\": [",
-            r->coll->name, r->np, bench_dtype_name(o->dtype),
+    fprintf(f, "{\"benchmark\": \"%s\", \"np\": %d, \"backend\": \"%s\", "
+            "\"dtype\": \"%s\", \"device\": \"%s\", \"dim\": %d, "
+            "\"check\": \"%s\", \"forms\": \"%s\", \"blocks\": %d, "
+            "\"results\": [",
+            r->coll->name, r->np, bench_backend_name(o->backend),
+            bench_dtype_name(o->dtype),
             o->cuda ? "cuda" : "host", o->dim, check_mode(),
             o->alloc ? "allocating" : "into", BENCH_BLOCKS);
     return f;

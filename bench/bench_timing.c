@@ -8,7 +8,8 @@
  * difference tcomm - MPI are medians over the pairs of adjacent blocks,
  * so that load that drifts slowly on a shared machine cancels. The
  * fastest block of each side (Best) is kept too: on a loaded machine it
- * is the closest to the undisturbed latency. */
+ * is the closest to the undisturbed latency. The clock is the harness's
+ * own monotonic one, the same for every backend (bench_now). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -32,8 +33,8 @@ void bench_call(bench_run_t *r)
 /* Seconds for @p n calls of one side, after a barrier. */
 static double time_block(bench_run_t *r, int mpi, long n)
 {
-    MPI_Barrier(MPI_COMM_WORLD);
-    double t0 = MPI_Wtime();
+    bench_sync_barrier(r);
+    double t0 = bench_now();
     if (mpi) {
         for (long i = 0; i < n; i++)
             r->coll->baseline(r); /* MPI errors are fatal on r->mpi */
@@ -44,7 +45,7 @@ static double time_block(bench_run_t *r, int mpi, long n)
                 fail_tcomm(r, st);
         }
     }
-    return MPI_Wtime() - t0;
+    return bench_now() - t0;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -76,7 +77,7 @@ static long pick_iters(bench_run_t *r, long iters, double warm_s,
             iters = cap;
         if (iters < BENCH_MIN_ITERS)
             iters = BENCH_MIN_ITERS;
-        MPI_Bcast(&iters, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+        bench_sync_bcast_long(r, &iters);
     }
     return iters;
 }
@@ -90,19 +91,19 @@ void bench_time_size(bench_run_t *r, bench_result_t *res)
     int base = o->baseline && r->mpi_count > 0;
 
     /* warm-up, both sides; --max-time caps it at a quarter of the cap */
-    MPI_Barrier(MPI_COMM_WORLD);
-    double t0 = MPI_Wtime();
+    bench_sync_barrier(r);
+    double t0 = bench_now();
     for (long i = 0; i < warmup; i++) {
         bench_call(r);
         if (i == 0 && o->max_time > 0.0) {
-            double first = MPI_Wtime() - t0;
+            double first = bench_now() - t0;
             long cap = first > 0.0 ? (long)(o->max_time / 4 / first) : 1;
             cap = cap < 2 ? 2 : cap; /* the same on every rank: */
-            MPI_Bcast(&cap, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+            bench_sync_bcast_long(r, &cap);
             warmup = cap < warmup ? cap : warmup;
         }
     }
-    double warm_s = MPI_Wtime() - t0;
+    double warm_s = bench_now() - t0;
     for (long i = 0; base && i < warmup; i++)
         r->coll->baseline(r);
     iters = pick_iters(r, iters, warm_s, warmup);
@@ -129,22 +130,25 @@ void bench_time_size(bench_run_t *r, bench_result_t *res)
     res->iters = per * nb;
     res->has_mpi = base;
 
-    /* across ranks: mean, min, max of the means; mean of the medians */
+    /* across ranks: mean, min, max of the means; mean of the medians.
+     * Threads of the local backend report the slowest thread instead:
+     * they run one collective together, which ends with the last. */
+    int threads = o->backend == BENCH_BACKEND_LOCAL;
     double mine[8] = {sum * 1e6 / (double)res->iters, median(blk, nb),
                       msum * 1e6 / (double)res->iters, median(mblk, nb),
                       median(rat, nb), median(dif, nb), blk[0], mblk[0]};
-    double tot[8], lo, hi;
-    MPI_Allreduce(mine, tot, 8, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-    MPI_Allreduce(&mine[0], &lo, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
-    MPI_Allreduce(&mine[0], &hi, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    res->avg_us = tot[0] / r->np;
-    res->med_us = tot[1] / r->np;
-    res->mpi_avg_us = tot[2] / r->np;
-    res->mpi_med_us = tot[3] / r->np;
-    res->ratio = tot[4] / r->np;
-    res->diff_us = tot[5] / r->np;
-    res->best_us = tot[6] / r->np; /* blk[] is sorted by median() */
-    res->mpi_best_us = tot[7] / r->np;
+    double tot[8], lo, hi, div = threads ? 1.0 : (double)r->np;
+    bench_sync_doubles(r, mine, tot, 8, threads ? BENCH_MAX : BENCH_SUM);
+    bench_sync_doubles(r, &mine[0], &lo, 1, BENCH_MIN);
+    bench_sync_doubles(r, &mine[0], &hi, 1, BENCH_MAX);
+    res->avg_us = tot[0] / div;
+    res->med_us = tot[1] / div;
+    res->mpi_avg_us = tot[2] / div;
+    res->mpi_med_us = tot[3] / div;
+    res->ratio = tot[4] / div;
+    res->diff_us = tot[5] / div;
+    res->best_us = tot[6] / div; /* blk[] is sorted by median() */
+    res->mpi_best_us = tot[7] / div;
     res->min_us = lo;
     res->max_us = hi;
 }

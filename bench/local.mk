@@ -12,11 +12,14 @@ BENCH_LDADD = bench/libtcomm_bench.la libtcomm.la
 noinst_LTLIBRARIES += bench/libtcomm_bench.la
 bench_libtcomm_bench_la_SOURCES = \
 	bench/tcomm_bench.h \
+	bench/bench_backend.c \
+	bench/bench_backend.h \
 	bench/bench_colls.c \
 	bench/bench_data.c \
 	bench/bench_options.c \
 	bench/bench_output.c \
 	bench/bench_output.h \
+	bench/bench_sync.c \
 	bench/bench_timing.c \
 	bench/bench_timing.h
 bench_libtcomm_bench_la_CPPFLAGS = $(BENCH_CPPFLAGS)

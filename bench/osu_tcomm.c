@@ -4,11 +4,13 @@
  * Buffers are allocated once at the largest size; each size wraps them in
  * tensors (host) or copies them into device tensors (-d cuda), outside the
  * timed loop, and calls the _into collectives into a preallocated output
- * (--alloc: the allocating forms). */
+ * (--alloc: the allocating forms). Every rank of the backend (a process,
+ * or a thread with --backend local) runs run_rank on its own buffers. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_backend.h"
 #include "bench_timing.h"
 
 #ifndef TCOMM_BENCH_COLL
@@ -16,13 +18,6 @@
 #endif
 #define BENCH_STR2(x) #x
 #define BENCH_STR(x) BENCH_STR2(x)
-
-/* Leave with status @p code after a setup error printed on rank 0. */
-static void bench_exit(int code)
-{
-    MPI_Finalize();
-    exit(code);
-}
 
 static void check_setup(bench_run_t *r, tcomm_status_t st, const char *what)
 {
@@ -33,15 +28,8 @@ static void check_setup(bench_run_t *r, tcomm_status_t st, const char *what)
     MPI_Abort(MPI_COMM_WORLD, 1);
 }
 
-/* Every rank gets rank 0's verdict; on failure rank 0 printed one line. */
-static void agree_or_exit(int ok, int code)
-{
-    MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    if (!ok)
-        bench_exit(code);
-}
-
-static void open_graph(bench_run_t *r)
+/* 0, or the exit status every rank agrees on (rank 0 printed why). */
+static int open_graph(bench_run_t *r)
 {
     tcomm_device_t dev = {r->opt->cuda ? TCOMM_DEVICE_CUDA : TCOMM_DEVICE_HOST,
                           0};
@@ -52,19 +40,20 @@ static void open_graph(bench_run_t *r)
                 "device: %s\n", r->opt->prog, tcomm_last_error());
     if (!ok && !r->opt->cuda)
         check_setup(r, st, "tcomm_graph_create");
-    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    bench_sync_int(r, &ok, BENCH_MIN);
     if (!ok)
-        bench_exit(BENCH_EXIT_USAGE);
+        return BENCH_EXIT_USAGE;
     if (r->opt->cuda && r->opt->baseline && !r->cuda_aware) {
         if (r->rank == 0)
             fprintf(stderr, "%s: --baseline with -d cuda needs a "
                     "CUDA-aware MPI (tcomm_comm_info reports none)\n",
                     r->opt->prog);
-        bench_exit(BENCH_EXIT_USAGE);
+        return BENCH_EXIT_USAGE;
     }
+    return 0;
 }
 
-static void alloc_buffers(bench_run_t *r)
+static int alloc_buffers(bench_run_t *r)
 {
     size_t max = r->coll->sized ? r->opt->max_bytes : 64;
     r->in_cap = max;
@@ -76,11 +65,12 @@ static void alloc_buffers(bench_run_t *r)
         fprintf(stderr, "%s: rank %d: cannot allocate %zu + %zu bytes of "
                 "buffers (lower -m)\n", r->opt->prog, r->rank, r->in_cap,
                 r->out_cap);
-    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    bench_sync_int(r, &ok, BENCH_MIN);
     if (!ok)
-        bench_exit(1);
+        return 1;
     bench_poison(r->in_buf, r->in_cap);
     bench_poison(r->out_buf, r->out_cap);
+    return 0;
 }
 
 /* Tensors of the current size over the buffers (host), or device copies
@@ -155,7 +145,7 @@ static int validate(bench_run_t *r)
                     r->bytes);
         bad = nbad != 0;
     }
-    MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    bench_sync_int(r, &bad, BENCH_MAX);
     return !bad;
 }
 
@@ -186,55 +176,62 @@ static void run_sizes(bench_run_t *r, FILE *json, int *failed)
     }
 }
 
+/* One rank's whole run (a thread of its own with --backend local); the
+ * json file is open on rank 0 only. Returns the exit status. */
+static int run_rank(bench_run_t *r, void *json)
+{
+    int failed = 0;
+    int code = open_graph(r);
+    if (!code)
+        code = alloc_buffers(r);
+    if (!code) {
+        if (r->rank == 0)
+            bench_print_header(r);
+        run_sizes(r, r->rank == 0 ? json : NULL, &failed);
+    }
+    free(r->check_buf);
+    free(r->out_buf);
+    free(r->in_buf);
+    if (r->graph)
+        tcomm_graph_destroy(r->graph);
+    return code ? code : failed;
+}
+
 int main(int argc, char **argv)
 {
     const bench_coll_t *coll = bench_coll_find(BENCH_STR(TCOMM_BENCH_COLL));
     bench_opts_t opt;
-    bench_run_t r;
-    tcomm_comm_info_t info;
+    bench_world_t world;
+    bench_run_t proto;
     FILE *json = NULL;
-    int failed = 0;
 
     bench_parse(argc, argv, coll, &opt);
     MPI_Init(&argc, &argv);
-    memset(&r, 0, sizeof(r));
-    r.opt = &opt;
-    r.coll = coll;
-    r.esize = bench_dtype_size(opt.dtype);
-    MPI_Comm_rank(MPI_COMM_WORLD, &r.rank);
-    check_setup(&r, tcomm_comm_create_mpi(MPI_COMM_WORLD, &r.comm),
-                "tcomm_comm_create_mpi");
-    check_setup(&r, tcomm_comm_info(r.comm, &info), "tcomm_comm_info");
-    r.np = info.world_size;
-    r.cuda_aware = info.cuda_aware;
-    MPI_Comm_dup(MPI_COMM_WORLD, &r.mpi);
-    open_graph(&r);
-    alloc_buffers(&r);
+    bench_world_open(&opt, &world);
+    memset(&proto, 0, sizeof(proto));
+    proto.opt = &opt;
+    proto.coll = coll;
+    proto.esize = bench_dtype_size(opt.dtype);
+    proto.np = opt.backend == BENCH_BACKEND_LOCAL ? world.n : world.mpi_size;
 
-    if (opt.json && r.rank == 0) {
-        json = bench_json_open(&r);
-        if (!json)
+    int code = 0;
+    if (opt.json && world.mpi_rank == 0) {
+        json = bench_json_open(&proto);
+        if (!json) {
             fprintf(stderr, "%s: --json: cannot write '%s'\n", opt.prog,
                     opt.json);
+            code = BENCH_EXIT_USAGE;
+        }
     }
-    agree_or_exit(!opt.json || r.rank != 0 || json != NULL,
-                  BENCH_EXIT_USAGE);
-
-    if (r.rank == 0)
-        bench_print_header(&r);
-    run_sizes(&r, json, &failed);
+    MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (!code)
+        code = bench_world_run(&world, &proto, run_rank, json);
     if (json && bench_json_close(json) != 0) {
         fprintf(stderr, "%s: --json: error writing '%s'\n", opt.prog,
                 opt.json);
-        failed = 1;
+        code = code ? code : 1;
     }
-
-    free(r.check_buf);
-    free(r.out_buf);
-    free(r.in_buf);
-    MPI_Comm_free(&r.mpi);
-    tcomm_graph_destroy(r.graph);
-    tcomm_comm_destroy(r.comm);
+    bench_world_close(&world);
     MPI_Finalize();
-    return failed ? 1 : 0;
+    return code;
 }

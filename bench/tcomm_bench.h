@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The OSU-style harness shared by the osu_tcomm_* programs: options, the
- * table of collectives, validation helpers. It uses only the public API
- * (tcomm.h, tcomm_mpi.h) and no CUDA header. */
+ * table of collectives, validation helpers, the backends it runs over.
+ * It uses only the public API (tcomm.h, tcomm_mpi.h, tcomm_gloo.h) and no
+ * CUDA header. */
 #ifndef TCOMM_BENCH_H
 #define TCOMM_BENCH_H
 
@@ -20,6 +21,14 @@
 #define BENCH_BLOCKS 50
 /* The fewest timed calls per side that --max-time leaves. */
 #define BENCH_MIN_ITERS 20
+/* --threads: the local backend's own limit on its world size. */
+#define BENCH_MAX_THREADS 1024
+
+/* --backend: what the tcomm communicator runs over. mpi and gloo have
+ * one rank per MPI process; local has one rank per thread of a single
+ * process (MPI only starts it). */
+typedef enum { BENCH_BACKEND_MPI, BENCH_BACKEND_GLOO, BENCH_BACKEND_LOCAL }
+    bench_backend_t;
 
 typedef enum {
     BENCH_ALLREDUCE,
@@ -47,9 +56,12 @@ typedef struct {
     const char *json;      /* --json FILE */
     int alloc;             /* --alloc: the allocating forms */
     double max_time;       /* --max-time S: cap per size and side */
+    bench_backend_t backend; /* --backend */
+    int threads;           /* --threads (local: ranks as threads) */
 } bench_opts_t;
 
 struct bench_run;
+struct bench_sync;
 
 /* One row of the table of collectives. */
 typedef struct {
@@ -76,6 +88,7 @@ typedef struct bench_run {
     tcomm_comm_t *comm;
     tcomm_graph_t *graph;
     MPI_Comm mpi;            /* a dup of MPI_COMM_WORLD for the baseline */
+    struct bench_sync *sync; /* local: the threads' barrier and slots */
     int rank, np, cuda_aware;
     size_t esize;            /* bytes per element */
     void *in_buf, *out_buf;  /* host buffers, allocated once */
@@ -105,6 +118,24 @@ void bench_parse(int argc, char **argv, const bench_coll_t *coll,
 void bench_die_usage(const bench_opts_t *opt, const char *fmt, ...)
     __attribute__((format(printf, 2, 3), noreturn));
 int bench_launcher_rank(void);
+const char *bench_backend_name(bench_backend_t backend);
+
+/* bench_sync.c: the harness's own synchronization and reductions among
+ * the ranks of a run (not timed): over MPI_COMM_WORLD for mpi and gloo,
+ * among the threads for local (r->sync). */
+typedef enum { BENCH_SUM, BENCH_MIN, BENCH_MAX } bench_reduce_t;
+#define BENCH_SYNC_MAX 8
+struct bench_sync *bench_sync_create(int nthreads);
+void bench_sync_destroy(struct bench_sync *s);
+void bench_sync_barrier(const bench_run_t *r);
+/* Rank 0's *v on every rank. */
+void bench_sync_bcast_long(const bench_run_t *r, long *v);
+void bench_sync_int(const bench_run_t *r, int *v, bench_reduce_t op);
+/* @p n <= BENCH_SYNC_MAX values; @p in may be @p out. */
+void bench_sync_doubles(const bench_run_t *r, const double *in, double *out,
+                        int n, bench_reduce_t op);
+/* Seconds on a monotonic clock (MPI_Wtime is not for the threads). */
+double bench_now(void);
 
 /* bench_data.c: dtypes, fill, compare */
 const char *bench_dtype_name(tcomm_dtype_t dtype);

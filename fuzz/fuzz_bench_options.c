@@ -80,7 +80,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             (coll->sized && opt.min_bytes > opt.max_bytes) ||
             opt.max_bytes > ((size_t)1 << 30) || opt.iters < 1 ||
             opt.warmup < 0 || (opt.dim != 0 && opt.dim != 1) ||
-            (opt.max_time != 0 && !(opt.max_time > 0)))
+            (opt.max_time != 0 && !(opt.max_time > 0)) ||
+            opt.threads < 1 || opt.threads > BENCH_MAX_THREADS ||
+            (opt.backend != BENCH_BACKEND_MPI &&
+             opt.backend != BENCH_BACKEND_GLOO &&
+             opt.backend != BENCH_BACKEND_LOCAL) ||
+            /* the combinations the parser must refuse */
+            (opt.backend == BENCH_BACKEND_LOCAL && opt.baseline) ||
+            (opt.backend == BENCH_BACKEND_GLOO && opt.cuda) ||
+            strcmp(bench_backend_name(opt.backend), "?") == 0)
             __builtin_trap();
     } else if (exit_status != 0 && exit_status != BENCH_EXIT_USAGE) {
         __builtin_trap();
