@@ -5,9 +5,14 @@ bindir="${TCOMM_BUILDDIR:-$(pwd)}/bench"
 mpirun="${MPIRUN:-mpirun}"
 # Root may run mpirun here (containers and CI run as root).
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-mpiflags=""
-if "$mpirun" --version 2>&1 | grep -q "Open MPI"; then
+# MPIRUN_FLAGS comes from `make check` (configure's choice); run by hand,
+# Open MPI needs --oversubscribe for more ranks than cores.
+if [ "${MPIRUN_FLAGS+set}" = set ]; then
+    mpiflags=$MPIRUN_FLAGS
+elif "$mpirun" --version 2>&1 | grep -q "Open MPI"; then
     mpiflags="--oversubscribe"
+else
+    mpiflags=""
 fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tcomm-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT

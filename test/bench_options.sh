@@ -1,7 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 # Every osu_tcomm_* program rejects a bad option or value with exactly one
-# line on stderr and exit status 2 (never a crash), and -h exits 0.
+# line on stderr and exit status 2 (never a crash), and -h exits 0; so do
+# the backends a launch or build cannot run (--backend local on 2 ranks,
+# --backend gloo without Gloo).
 set -u
 . "$(dirname "$0")/bench_lib.sh"
 
@@ -45,6 +47,20 @@ for p in allreduce allgather reduce_scatter bcast barrier; do
     expect_usage "$p" --json
     expect_usage "$p" extra
     expect_usage "$p" -m 4 --json "$tmp/no/such/dir/x.json"
+    expect_usage "$p" --backend nccl
+    expect_usage "$p" --backend ""
+    expect_usage "$p" --backend MPI
+    expect_usage "$p" --backend
+    expect_usage "$p" --threads 2
+    expect_usage "$p" --backend gloo --threads 2
+    expect_usage "$p" --backend local --threads 0
+    expect_usage "$p" --backend local --threads -1
+    expect_usage "$p" --backend local --threads 2x
+    expect_usage "$p" --backend local --threads 1025
+    expect_usage "$p" --backend local --threads
+    expect_usage "$p" --backend local --baseline
+    expect_usage "$p" --baseline --backend local
+    expect_usage "$p" --backend gloo -d cuda
     "$bindir/osu_tcomm_$p" -h > "$tmp/out" 2>&1 ||
         fail "osu_tcomm_$p -h: status $?"
     grep -q "Usage:" "$tmp/out" || fail "osu_tcomm_$p -h: no usage text"
@@ -58,6 +74,32 @@ for p in allreduce allgather reduce_scatter bcast barrier; do
         fail "osu_tcomm_$p -d cuda: status $rc"
     fi
 done
+# --backend local on several MPI ranks: status 2 and one line from the
+# harness (the launcher may add its own lines about the exit status)
+on_ranks 2 allreduce --backend local -m 4 > "$tmp/out" 2> "$tmp/err"
+rc=$?
+lines=$(grep -c "^osu_tcomm_allreduce: " "$tmp/err")
+if [ "$rc" -ne 2 ] || [ "$lines" -ne 1 ]; then
+    fail "2 ranks: osu_tcomm_allreduce --backend local: status $rc," \
+         "$lines lines from the harness"
+    cat "$tmp/err"
+else
+    echo "ok: 2 ranks: --backend local: $(grep "^osu_tcomm_" "$tmp/err")"
+fi
+# --backend gloo in a build without Gloo: status 2 and one line
+"$bindir/osu_tcomm_barrier" --backend gloo -i 1 -x 0 > "$tmp/out" \
+    2> "$tmp/err"
+rc=$?
+if [ "$rc" -eq 2 ]; then
+    if [ "$(wc -l < "$tmp/err")" -ne 1 ] || ! grep -q "without Gloo" "$tmp/err"
+    then
+        fail "--backend gloo: status 2 but not the one line about Gloo"
+        cat "$tmp/err"
+    fi
+elif [ "$rc" -ne 0 ]; then
+    fail "osu_tcomm_barrier --backend gloo: status $rc"
+    cat "$tmp/err"
+fi
 # --dim exists only where the collective has a dim
 for p in allreduce bcast barrier; do
     expect_usage "$p" --dim 0
