@@ -12,7 +12,9 @@
  * both to memory speed (numbers in the report / commit message).
  *
  * Results equal the portable path bit for bit, except the payload of a
- * NaN result (both give a quiet NaN of the right sign, see the tests). */
+ * NaN result (both give a quiet NaN of the right sign; of two NaN
+ * operands, which one survives is the compiler's choice of operand
+ * order, as IEEE 754 leaves it open). */
 #include <stdint.h>
 
 #include "tcomm_half.h"
@@ -101,17 +103,73 @@ TCOMM_AVX2 static inline __m256 vmax_nan(__m256 a, __m256 b)
         }                                                            \
     } while (0)
 
+/* bf16 in blocks of 16: a 256-bit load's even elements become floats by
+ * a shift and its odd ones by a mask (bf16 is the top half of an f32),
+ * and the two rounded halves merge back in order with one word blend.
+ * That takes no widening or packing shuffles, a third fewer instructions
+ * than the 8-wide steps above, which matters for the in-cache messages
+ * of an allreduce. A block whose result holds a NaN is redone by the
+ * 8-wide steps, which give NaN its canonical payload. */
+TCOMM_AVX2 static inline __m256i bf16_round(__m256 v)
+{
+    __m256i u = _mm256_castps_si256(v);
+    __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(u, 16),
+                                   _mm256_set1_epi32(1));
+    return _mm256_add_epi32(u, _mm256_add_epi32(lsb,
+                                                _mm256_set1_epi32(0x7fff)));
+}
+
+#define TCOMM_BF16_BLOCKS(OP)                                                \
+    for (; i + 16 <= n; i += 16) {                                           \
+        __m256i va = _mm256_loadu_si256((const __m256i *)(a + i));           \
+        __m256i vb = _mm256_loadu_si256((const __m256i *)(b + i));           \
+        __m256 ev = OP(_mm256_castsi256_ps(_mm256_slli_epi32(va, 16)),      \
+                       _mm256_castsi256_ps(_mm256_slli_epi32(vb, 16)));     \
+        __m256 od = OP(_mm256_castsi256_ps(_mm256_and_si256(va, hi)),       \
+                       _mm256_castsi256_ps(_mm256_and_si256(vb, hi)));      \
+        __m256 nan = _mm256_cmp_ps(ev, od, _CMP_UNORD_Q); /* either */      \
+        if (!_mm256_testz_ps(nan, nan)) {                                    \
+            st_bf16(out + i, OP(ld_bf16(a + i), ld_bf16(b + i)));            \
+            st_bf16(out + i + 8, OP(ld_bf16(a + i + 8), ld_bf16(b + i + 8)));\
+            continue;                                                        \
+        }                                                                    \
+        _mm256_storeu_si256(                                                 \
+            (__m256i *)(out + i),                                            \
+            _mm256_blend_epi16(_mm256_srli_epi32(bf16_round(ev), 16),        \
+                               bf16_round(od), 0xaa));                       \
+    }
+
+TCOMM_AVX2 static size_t bf16_avx2(tcomm_op_t op, const uint16_t *a,
+                                   const uint16_t *b, uint16_t *out,
+                                   size_t n)
+{
+    const __m256i hi = _mm256_set1_epi32((int)0xffff0000u);
+    size_t i = 0;
+
+    switch (op) {
+    case TCOMM_PROD: TCOMM_BF16_BLOCKS(_mm256_mul_ps); break;
+    case TCOMM_MIN: TCOMM_BF16_BLOCKS(vmin_nan); break;
+    case TCOMM_MAX: TCOMM_BF16_BLOCKS(vmax_nan); break;
+    default: TCOMM_BF16_BLOCKS(_mm256_add_ps); break;
+    }
+    return i;
+}
+
 TCOMM_AVX2 static size_t half_avx2(tcomm_dtype_t dtype, tcomm_op_t op,
                                    const uint16_t *a, const uint16_t *b,
                                    uint16_t *out, size_t n)
 {
     size_t i = 0;
 
-    if (dtype == TCOMM_F16)
+    if (dtype == TCOMM_F16) {
         TCOMM_HALF_LOOP(ld_f16, st_f16);
-    else
-        TCOMM_HALF_LOOP(ld_bf16, st_bf16);
-    return n & ~(size_t)7;
+        return n & ~(size_t)7;
+    }
+    /* blocks of 16, then at most one step of 8 */
+    size_t done = bf16_avx2(op, a, b, out, n);
+    a += done, b += done, out += done, n -= done;
+    TCOMM_HALF_LOOP(ld_bf16, st_bf16);
+    return done + (n & ~(size_t)7);
 }
 
 static int cpu_has_avx2_f16c(void)
