@@ -23,18 +23,17 @@ static void world_exit(bench_world_t *w, int code)
     exit(code);
 }
 
-/* One line for a failed creation call and the job's exit status: 2 when
- * this build lacks the backend (the same answer on every rank, so rank 0
- * speaks), 1 otherwise (every failing rank speaks). */
-static int creation_failed(bench_world_t *w, tcomm_status_t st,
-                           const char *what)
+/* One line for a failed creation call (the library's sentence names the
+ * call) and the job's exit status: 2 when this build lacks the backend
+ * (the same answer on every rank, so rank 0 speaks), 1 otherwise (every
+ * failing rank speaks). */
+static int creation_failed(bench_world_t *w, tcomm_status_t st)
 {
     int code = st == TCOMM_SUCCESS ? 0
                : st == TCOMM_ERR_UNSUPPORTED ? BENCH_EXIT_USAGE : 1;
     if (code && (code == 1 || w->mpi_rank == 0))
-        fprintf(stderr, "%s: --backend %s: %s: %s\n", w->opt->prog,
-                bench_backend_name(w->opt->backend), what,
-                tcomm_last_error());
+        fprintf(stderr, "%s: --backend %s: %s\n", w->opt->prog,
+                bench_backend_name(w->opt->backend), tcomm_last_error());
     MPI_Allreduce(MPI_IN_PLACE, &code, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     return code;
 }
@@ -42,7 +41,7 @@ static int creation_failed(bench_world_t *w, tcomm_status_t st,
 static void open_mpi(bench_world_t *w)
 {
     tcomm_status_t st = tcomm_comm_create_mpi(MPI_COMM_WORLD, &w->comms[0]);
-    int code = creation_failed(w, st, "tcomm_comm_create_mpi");
+    int code = creation_failed(w, st);
     if (code)
         world_exit(w, code);
 }
@@ -68,7 +67,7 @@ static void open_gloo(bench_world_t *w)
                               .rank = w->mpi_rank,
                               .world_size = w->mpi_size};
     tcomm_status_t st = tcomm_comm_create_gloo(&o, &w->comms[0]);
-    int code = creation_failed(w, st, "tcomm_comm_create_gloo");
+    int code = creation_failed(w, st);
     if (code)
         world_exit(w, code);
 }
@@ -84,7 +83,7 @@ static void open_local(bench_world_t *w)
         world_exit(w, BENCH_EXIT_USAGE);
     }
     tcomm_status_t st = tcomm_comm_create_local(w->n, w->comms);
-    int code = creation_failed(w, st, "tcomm_comm_create_local");
+    int code = creation_failed(w, st);
     w->sync = code ? NULL : bench_sync_create(w->n);
     if (!code && !w->sync) {
         fprintf(stderr, "%s: --backend local: cannot set up %d threads\n",
