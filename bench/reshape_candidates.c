@@ -30,6 +30,7 @@ static const struct { const char *name; ag_fn fn; } ag[] = {
     {"ag_(c)_rows_p2p", tcomm_mpi_allgather_dim_rows},
     {"ag_(c')_vector_p2p", tcomm_mpi_allgather_dim_vec},
     {"ag_(d)_pipelined", tcomm_mpi_allgather_dim_pipe},
+    {"ag_(e)_pull", tcomm_mpi_allgather_dim_pull},
     {"ag_dispatch", tcomm_mpi_allgather_dim},
 };
 

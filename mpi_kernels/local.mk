@@ -10,6 +10,7 @@ libtcomm_internal_la_SOURCES += \
 	mpi_kernels/tcomm_mpi_large.c \
 	mpi_kernels/tcomm_mpi_allgather_dim.c \
 	mpi_kernels/tcomm_mpi_allgather_cand.c \
+	mpi_kernels/tcomm_mpi_pull.c \
 	mpi_kernels/tcomm_mpi_reduce_scatter_dim.c
 
 # The element-wise loops are built with the vectorizer's dynamic cost
@@ -45,3 +46,11 @@ test_mpi_kernels_LDADD = libtcomm_internal.la $(CHECK_LIBS) -lm
 noinst_PROGRAMS += bench/reshape_candidates
 bench_reshape_candidates_SOURCES = bench/reshape_candidates.c
 bench_reshape_candidates_LDADD = libtcomm_internal.la
+
+# MPI suite of the single-copy pull of all_gather along dim > 0, 1-4 ranks.
+check_PROGRAMS += test/mpi_pull
+TESTS += test/mpi_pull-np1.mpitest test/mpi_pull-np2.mpitest \
+	test/mpi_pull-np3.mpitest test/mpi_pull-np4.mpitest
+test_mpi_pull_SOURCES = test/mpi_pull.c
+test_mpi_pull_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+test_mpi_pull_LDADD = libtcomm_internal.la $(CHECK_LIBS)

@@ -8,7 +8,9 @@
  *   (c) rows: one Isend/Irecv per row and peer, landing in place;
  *   (c') vec: one Isend/Irecv per peer with a vector receive type;
  *   (d) pipe: (a) in groups of rows, unpack of group k while group k+1
- *       moves (MPI_Iallgatherv, progressed by MPI_Test between rows).
+ *       moves (MPI_Iallgatherv, progressed by MPI_Test between rows);
+ *   (e) pull: on one node, each rank reads the peers' rows into place
+ *       with process_vm_readv (tcomm_mpi_pull.c).
  * (b), (c), (c') and (d) are in tcomm_mpi_allgather_cand.c; this file
  * has the shared per-call layout, (a) and the dispatch (at the end). */
 #include <limits.h>
@@ -134,6 +136,20 @@ int tcomm_ag_fits_int(const tcomm_ag_plan_t *p, size_t outer)
 /* Requests per window of rows: 8 KiB of MPI_Request on the stack. */
 #define TCOMM_WINDOW_REQS 1024
 
+/* The pull pays once the largest input is this big (below, its two
+ * extra small MPI calls and the system calls cost more than they save). */
+#define TCOMM_PULL_MIN_BYTES ((size_t)256 << 10)
+
+static int pull_pays(const tcomm_ag_plan_t *p, size_t outer,
+                     const size_t *seg)
+{
+    size_t most = 0;
+    for (int r = 0; r < p->nranks; r++)
+        if (seg[r] > most)
+            most = seg[r];
+    return outer * most * p->es >= TCOMM_PULL_MIN_BYTES;
+}
+
 /* The dispatch, measured on 2 ranks, [64, n/64] f32, lower quartile of
  * 40 interleaved calls on a shared 2-core machine (noisy: ratios moved
  * by +-0.3 between runs), ratio to raw MPI_Allgather of the same bytes:
@@ -152,7 +168,13 @@ int tcomm_ag_fits_int(const tcomm_ag_plan_t *p, size_t outer)
  * message, which is hidden once rows are tens of KiB. So: per sender,
  * rows as messages when they are >= 32 KiB, else one vector message.
  * Nothing is allocated (no agreement needed); the choice per sender
- * depends only on seg[] and the dtype, which every rank knows. */
+ * depends only on seg[] and the dtype, which every rank knows.
+ *
+ * (e) beats all of them on one node: it is the single copy of
+ * MPI_Allgather itself, with a scatter list on the reader's side
+ * (osu_tcomm_allgather --dim 1 --baseline, 2 ranks, load 4-6: ratio
+ * 1.0-1.13 from 256 KiB to 16 MiB, where (c)/(c') gave 1.2-2.2), so it
+ * goes first from 256 KiB on; the table above is the fallback. */
 int tcomm_mpi_allgather_dim(const void *in, void *out, tcomm_dtype_t dtype,
                             size_t outer, const size_t *seg, MPI_Comm comm)
 {
@@ -175,6 +197,14 @@ int tcomm_mpi_allgather_dim(const void *in, void *out, tcomm_dtype_t dtype,
                                   comm);
         tcomm_ag_plan_free(&p);
         return rc;
+    }
+    if (pull_pays(&p, outer, seg)) {
+        int done;
+        rc = tcomm_ag_pull(&p, in, out, outer, seg, comm, &done);
+        if (rc != MPI_SUCCESS || done) {
+            tcomm_ag_plan_free(&p);
+            return rc;
+        }
     }
     if (!tcomm_ag_fits_int(&p, outer) || 2 * p.nranks > TCOMM_WINDOW_REQS) {
         tcomm_ag_plan_free(&p);

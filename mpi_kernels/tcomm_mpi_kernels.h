@@ -44,6 +44,9 @@ int tcomm_mpi_reduce_scatter_block(const void *sendbuf, void *recvbuf,
  * [outer][sum(seg)], rank r's rows at column sum(seg[0..r)). */
 int tcomm_mpi_allgather_dim(const void *in, void *out, tcomm_dtype_t dtype,
                             size_t outer, const size_t *seg, MPI_Comm comm);
+/* all_gather along a dim > 0 on comm: MPI messages only from now on,
+ * never the single-copy pull (TCOMM_SINGLE_COPY=0). */
+int tcomm_mpi_pull_off(MPI_Comm comm);
 /* reduce_scatter along a dim > 0: in is [outer][nranks * chunk], out is
  * [outer][chunk], the reduction of columns [rank*chunk, (rank+1)*chunk). */
 int tcomm_mpi_reduce_scatter_dim(const void *in, void *out,

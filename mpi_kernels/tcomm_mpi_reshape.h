@@ -31,6 +31,12 @@ int tcomm_mpi_allgather_dim_pipe(const void *in, void *out,
                                  tcomm_dtype_t dtype, size_t outer,
                                  const size_t *seg, MPI_Comm comm);
 
+/* (e) on one node: each rank pulls the peers' rows into place
+ * (process_vm_readv); elsewhere, or where the kernel refuses, (c'). */
+int tcomm_mpi_allgather_dim_pull(const void *in, void *out,
+                                 tcomm_dtype_t dtype, size_t outer,
+                                 const size_t *seg, MPI_Comm comm);
+
 /* scatter_pack into a rank-major temporary + MPI_Reduce_scatter_block. */
 int tcomm_mpi_reduce_scatter_dim_pack(const void *in, void *out,
                                       tcomm_dtype_t dtype, MPI_Op op,
@@ -70,5 +76,16 @@ int tcomm_ag_rows_type(const tcomm_ag_plan_t *p, MPI_Datatype base,
                        size_t outer, size_t seg, MPI_Datatype *type);
 /* do the derived-datatype paths' int arguments fit? */
 int tcomm_ag_fits_int(const tcomm_ag_plan_t *p, size_t outer);
+
+/* The pull (tcomm_mpi_pull.c). *done = 0 when it did not apply (off, not
+ * one node, or some rank could not read): then out must be written by
+ * another path. Collective; the same *done on every rank. */
+int tcomm_ag_pull(const tcomm_ag_plan_t *p, const void *in, void *out,
+                  size_t outer, const size_t *seg, MPI_Comm comm, int *done);
+/* Tests: nonzero makes this rank's reads fail, as if the kernel refused. */
+extern int tcomm_mpi_pull_fail_for_test;
+/* What the pull knows of comm: 0 not asked yet, 1 one node (untried),
+ * 2 in use, 3 off (not one node, or a read failed). */
+int tcomm_mpi_pull_state(MPI_Comm comm);
 
 #endif /* TCOMM_MPI_RESHAPE_H */

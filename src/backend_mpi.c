@@ -7,6 +7,7 @@
 #include "tcomm_backend_mpi.h"
 #include "tcomm_config.h"
 #include "tcomm_log.h"
+#include "tcomm_mpi_kernels.h"
 #include "tcomm_mpi.h"
 #include "tcomm_timeout.h"
 
@@ -199,6 +200,11 @@ tcomm_status_t tcomm_comm_create_mpi(MPI_Comm mpi_comm, tcomm_comm_t **comm)
         return s;
     }
     st->cuda_aware = tcomm_mpi_probe_cuda_aware(st->comm);
+    if (!tcomm_config()->single_copy && tcomm_mpi_pull_off(st->comm)) {
+        mpi_destroy(st);
+        return tcomm_error(TCOMM_ERR_MPI, "%s: MPI_Comm_set_attr failed",
+                           fn);
+    }
     double timeout = tcomm_config()->timeout_s;
     if (timeout > 0 && st->size > 1 &&
         (s = tcomm_timeout_create(st->comm, timeout, &st->timeout)) !=

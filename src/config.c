@@ -38,6 +38,11 @@ static const tcomm_setting_t settings[] = {
     {"TCOMM_STAGING_CHUNK", "1M",
      "bytes per chunk of the staged device path (suffix K, M or G)",
      tcomm_parse_bytes, FIELD(staging_chunk)},
+    {"TCOMM_SINGLE_COPY", "1",
+     "1: on one node, all_gather along dim > 0 reads the peers' rows "
+     "straight into place (process_vm_readv) when the kernel allows it; "
+     "0: MPI messages only",
+     tcomm_parse_bool, FIELD(single_copy)},
 };
 #define NSETTINGS (sizeof settings / sizeof settings[0])
 
@@ -103,6 +108,8 @@ void tcomm_setting_value_text(size_t i, char *buf, size_t len)
                  c->cuda_aware < 0 ? "auto" : c->cuda_aware ? "1" : "0");
     else if (!strcmp(key, "TCOMM_STAGING_CHUNK"))
         snprintf(buf, len, "%zu", c->staging_chunk);
+    else if (!strcmp(key, "TCOMM_SINGLE_COPY"))
+        snprintf(buf, len, "%d", c->single_copy);
     else
         snprintf(buf, len, "?");
 }

@@ -12,6 +12,7 @@ typedef struct {
     double timeout_s;   /* 0 = off */
     int cuda_aware;     /* -1 = probe, 0 = no, 1 = yes */
     size_t staging_chunk; /* bytes per staged chunk */
+    int single_copy;    /* intra-node pull of all_gather along dim > 0 */
 } tcomm_config_t;
 
 typedef struct {

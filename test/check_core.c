@@ -98,19 +98,23 @@ START_TEST(settings_from_environment)
 {
     setenv("TCOMM_CHECK", "0", 1);
     setenv("TCOMM_STAGING_CHUNK", "2M", 1);
+    setenv("TCOMM_SINGLE_COPY", "off", 1);
     setenv("TCOMM_TIMEOUT", "bogus", 1); /* ignored, default kept */
     tcomm_config_reload();
     ck_assert_int_eq(tcomm_config()->check, 0);
     ck_assert_uint_eq(tcomm_config()->staging_chunk, 2u << 20);
+    ck_assert_int_eq(tcomm_config()->single_copy, 0);
     ck_assert(tcomm_config()->timeout_s == 0);
     unsetenv("TCOMM_CHECK");
     unsetenv("TCOMM_STAGING_CHUNK");
+    unsetenv("TCOMM_SINGLE_COPY");
     unsetenv("TCOMM_TIMEOUT");
     tcomm_config_reload();
     ck_assert_int_eq(tcomm_config()->check, 1);
+    ck_assert_int_eq(tcomm_config()->single_copy, 1);
     size_t n;
     const tcomm_setting_t *t = tcomm_settings_table(&n);
-    ck_assert_uint_ge(n, 6);
+    ck_assert_uint_ge(n, 7);
     char buf[64];
     for (size_t i = 0; i < n; i++) {
         ck_assert_ptr_nonnull(t[i].description);
