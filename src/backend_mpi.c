@@ -9,6 +9,7 @@
 #include "tcomm_log.h"
 #include "tcomm_mpi_kernels.h"
 #include "tcomm_mpi.h"
+#include "tcomm_shm_min.h"
 #include "tcomm_timeout.h"
 
 tcomm_status_t tcomm_mpi_status(int mpi_rc, const char *call,
@@ -58,6 +59,10 @@ static tcomm_status_t mpi_allreduce_min_i64(void *state, int64_t *values,
         return tcomm_timeout_allreduce_min_i64(st->timeout, st->comm,
                                                st->owner->seq, values,
                                                count);
+    if (st->shm_min && count <= TCOMM_SHM_MIN_MAX) {
+        tcomm_shm_min(st->shm_min, values, count);
+        return TCOMM_SUCCESS;
+    }
     TCOMM_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, values, count, MPI_INT64_T,
                                   MPI_MIN, st->comm));
     return TCOMM_SUCCESS;
@@ -79,6 +84,7 @@ static void mpi_destroy(void *state)
      * hang, so the communicator is left to MPI_Finalize. */
     int failed = st->owner && st->owner->failed, finalized = 0;
     tcomm_timeout_destroy(st->timeout, failed);
+    tcomm_shm_min_destroy(st->shm_min);
     MPI_Finalized(&finalized);
     if (!finalized && !failed)
         MPI_Comm_free(&st->comm);
@@ -209,6 +215,15 @@ tcomm_status_t tcomm_comm_create_mpi(MPI_Comm mpi_comm, tcomm_comm_t **comm)
     if (timeout > 0 && st->size > 1 &&
         (s = tcomm_timeout_create(st->comm, timeout, &st->timeout)) !=
             TCOMM_SUCCESS) {
+        mpi_destroy(st);
+        return s;
+    }
+    /* With a timeout the first exchange must be one that can be given up
+     * on (src/timeout.c); else ranks of one node meet in shared memory. */
+    if (timeout <= 0 &&
+        (s = tcomm_mpi_status(tcomm_shm_min_create(st->comm, &st->shm_min),
+                              "tcomm_comm_create_mpi (shared memory)",
+                              __FILE__, __LINE__)) != TCOMM_SUCCESS) {
         mpi_destroy(st);
         return s;
     }

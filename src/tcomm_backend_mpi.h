@@ -16,6 +16,7 @@ typedef struct tcomm_mpi_state {
     tcomm_comm_t *owner; /* the handle (check, deterministic, seq) */
     unsigned paths_logged; /* TCOMM_DEBUG=INFO: paths already reported */
     struct tcomm_timeout *timeout; /* TCOMM_TIMEOUT > 0: src/timeout.c */
+    struct tcomm_shm_min *shm_min; /* one node, no timeout: shm_min.c */
 } tcomm_mpi_state_t;
 
 extern const tcomm_backend_ops_t tcomm_backend_mpi;

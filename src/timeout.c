@@ -22,7 +22,6 @@
  *
  * Cost per collective with a timeout: a timestamp, a counter store and a
  * load of the header, plus the nonblocking form of the exchange. */
-#include <fcntl.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +30,7 @@
 #include <unistd.h>
 
 #include "tcomm_backend_mpi.h"
+#include "tcomm_node_shm.h"
 #include "tcomm_timeout.h"
 
 #define LINE 64
@@ -72,42 +72,12 @@ static slot_t *slot(tcomm_timeout_t *t, int node_rank)
     return (slot_t *)(t->lines + LINE * (1 + (size_t)node_rank));
 }
 
-/* Node rank 0 creates a POSIX shared memory object (zero-filled), every
- * rank of the node maps it, and it is unlinked once all have: unmapping
- * is local, so destroying a communicator never waits for a peer (an
- * MPI_Win_free would, and a failed peer may never call it). */
 static int map_lines(tcomm_timeout_t *t, MPI_Comm node)
 {
-    static unsigned counter;
-    char name[64] = "";
-    int ok = 1, all_ok = 0, fd = -1;
+    void *p;
     t->lines_len = LINE * (1 + (size_t)t->nnode);
-    if (t->me == 0) {
-        snprintf(name, sizeof name, "/tcomm-%ld-%u", (long)getpid(),
-                 counter++);
-        fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
-        ok = fd >= 0 && ftruncate(fd, (off_t)t->lines_len) == 0;
-    }
-    int rc = MPI_Bcast(name, sizeof name, MPI_CHAR, 0, node);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (t->me != 0)
-        ok = (fd = shm_open(name, O_RDWR, 0)) >= 0;
-    if (ok) {
-        void *p = mmap(NULL, t->lines_len, PROT_READ | PROT_WRITE,
-                       MAP_SHARED, fd, 0);
-        ok = p != MAP_FAILED;
-        t->lines = ok ? p : NULL;
-    }
-    if (fd >= 0)
-        close(fd);
-    rc = MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, node);
-    if (t->me == 0 && fd >= 0)
-        shm_unlink(name);
-    if (rc == MPI_SUCCESS && !all_ok && t->lines) {
-        munmap(t->lines, t->lines_len);
-        t->lines = NULL;
-    }
+    int rc = tcomm_node_shm_map(node, t->lines_len, &p);
+    t->lines = p;
     return rc;
 }
 

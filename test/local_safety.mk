@@ -2,7 +2,8 @@
 # Cross-rank safety (issue 3): the timeout layer of the MPI backend and
 # its MPI suites, run under mpirun (test/NAME-npN.mpitest) with a
 # timeout, so that a hang fails the test.
-libtcomm_internal_la_SOURCES += src/timeout.c src/tcomm_timeout.h
+libtcomm_internal_la_SOURCES += src/timeout.c src/tcomm_timeout.h \
+	src/node_shm.c src/tcomm_node_shm.h src/shm_min.c src/tcomm_shm_min.h
 
 SAFETY_TEST_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 SAFETY_TEST_LDADD = libtcomm_internal.la $(CHECK_LIBS)
@@ -36,3 +37,12 @@ TESTS += test/mpi_errors-np1.mpitest test/mpi_errors-np2.mpitest \
 noinst_PROGRAMS += bench/check_cost
 bench_check_cost_SOURCES = bench/check_cost.c
 bench_check_cost_LDADD = libtcomm.la
+
+# The shared-memory agreement round against MPI, and MPI progress while
+# a rank waits in it.
+check_PROGRAMS += test/mpi_shm_agree
+test_mpi_shm_agree_SOURCES = test/mpi_shm_agree.c
+test_mpi_shm_agree_CFLAGS = $(SAFETY_TEST_CFLAGS)
+test_mpi_shm_agree_LDADD = $(SAFETY_TEST_LDADD)
+TESTS += test/mpi_shm_agree-np1.mpitest test/mpi_shm_agree-np2.mpitest \
+	test/mpi_shm_agree-np3.mpitest test/mpi_shm_agree-np4.mpitest

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Element-wise minimum of a few int64 over the ranks of a communicator
+ * that lives on one node, through shared memory (src/shm_min.c): the
+ * MPI backend's agreement round without an MPI collective. */
+#ifndef TCOMM_SHM_MIN_H
+#define TCOMM_SHM_MIN_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#define TCOMM_SHM_MIN_MAX 16 /* values per round, at most */
+
+typedef struct tcomm_shm_min tcomm_shm_min_t;
+
+/* Collective over comm (kept, for progress while waiting): *out is NULL
+ * on every rank when the ranks are not all on one node, comm has one
+ * rank, or shared memory is not available; then use MPI. Returns an MPI
+ * error code. */
+int tcomm_shm_min_create(MPI_Comm comm, tcomm_shm_min_t **out);
+/* Collective: values[0..count) becomes the minimum over the ranks;
+ * count <= TCOMM_SHM_MIN_MAX, the same on every rank. */
+void tcomm_shm_min(tcomm_shm_min_t *s, int64_t *values, int count);
+/* Local: never waits for a peer. */
+void tcomm_shm_min_destroy(tcomm_shm_min_t *s);
+
+#endif /* TCOMM_SHM_MIN_H */
