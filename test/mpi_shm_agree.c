@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* MPI suite of the shared-memory agreement round (src/shm_min.c) on 1-4
  * ranks of one node: thousands of rounds against MPI_Allreduce(MIN) of
- * the same values with ranks arriving in random order, and MPI progress
+ * the same values (half of them in the agreement's [s, -s] form, of
+ * which only s is published) with ranks arriving in random order, and
+ * MPI progress
  * while a rank waits there (a peer blocked in a receive that needs our
  * earlier MPI_Isend to move must not hang the job). */
 #include <check.h>
@@ -43,6 +45,14 @@ START_TEST(test_rounds_against_mpi)
                             0
                         ? (int64_t)rank * 1000
                         : 0);
+        if (round % 2 && count > 1) { /* the agreement's [s, -s] form */
+            count -= count % 2;
+            for (int i = 0; i < count / 2; i++) {
+                if (mix((uint64_t)round + (uint64_t)i) % 5 == 0)
+                    v[i] = INT64_MIN; /* -INT64_MIN saturates */
+                v[count / 2 + i] = v[i] == INT64_MIN ? INT64_MAX : -v[i];
+            }
+        }
         if (mix((uint64_t)round ^ (uint64_t)rank << 32) % 16 == 0)
             usleep(50); /* arrive late */
         MPI_Allreduce(v, want, count, MPI_INT64_T, MPI_MIN, c);
