@@ -7,8 +7,12 @@
  *   pack: scatter_pack into a rank-major temporary, then one
  *         MPI_Reduce_scatter_block whose result lands in out directly
  *         (block r of the temporary is [outer][chunk], out's shape);
- *   pipe: the same in groups of rows: pack group k + 1 while group k is
- *         reduced (MPI_Ireduce_scatter_block, progressed by MPI_Test).
+ *   pipe: the same in groups of at most TCOMM_RS_PIPE_BYTES: pack group
+ *         k + 1 while group k is reduced (MPI_Ireduce_scatter_block,
+ *         progressed by MPI_Test). A group is several whole rows, or,
+ *         when one row is wider than a group, a range of columns of one
+ *         row, so that its temporary never exceeds two groups whatever
+ *         the shape.
  *
  * Temporaries and agreement: a temporary that one rank fails to
  * allocate while the others go ahead would leave the others waiting in
@@ -17,6 +21,7 @@
  * MPI_Allreduce that every rank got its buffer (MPI_ERR_NO_MEM on every
  * rank otherwise). That costs one latency (~1-2 us on shared memory)
  * against transfers of at least TCOMM_RS_STACK bytes (see the bench). */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,13 +30,46 @@
 
 #define TCOMM_RS_STACK ((size_t)16 << 10)
 
-/* A per-thread cached temporary of up to TCOMM_RS_CACHE bytes: a fresh
- * malloc of a MiB or more is an mmap whose pages fault in on every call,
- * which cost more than the reduction itself (1 MiB: 1.6 ms instead of
- * 0.4). Bigger temporaries are malloc'd and freed per call. */
-#define TCOMM_RS_CACHE ((size_t)8 << 20)
+/* Bytes of in per pipeline group. */
+#ifndef TCOMM_RS_PIPE_BYTES
+#define TCOMM_RS_PIPE_BYTES ((size_t)256 << 10)
+#endif
+
+/* A per-thread cached temporary: a fresh malloc above glibc's mmap
+ * threshold is an mmap whose pages fault in on every call, which cost
+ * more than the reduction itself (1 MiB: 1.6 ms instead of 0.4). It is
+ * allocated once, at the most the dispatch ever asks for (the
+ * pipeline's two groups), so that it never moves or grows: it used to
+ * follow the largest call seen, up to 8 MiB, and so kept growing in a
+ * long run (doc/reliability.md, soak). Larger temporaries (only pack
+ * called directly asks for them) are malloc'd per call. A thread's
+ * cache is freed when the thread exits. */
+#define TCOMM_RS_CACHE (2 * TCOMM_RS_PIPE_BYTES)
 static _Thread_local char *rs_cache;
-static _Thread_local size_t rs_cache_size;
+static pthread_key_t rs_key;
+static pthread_once_t rs_once = PTHREAD_ONCE_INIT;
+static int rs_key_ok;
+
+static void rs_key_init(void)
+{
+    rs_key_ok = pthread_key_create(&rs_key, free) == 0;
+}
+
+/* This thread's cache, or NULL if it cannot have one. */
+static char *rs_cache_get(void)
+{
+    if (rs_cache != NULL)
+        return rs_cache;
+    pthread_once(&rs_once, rs_key_init);
+    if (!rs_key_ok) /* it could not be freed at thread exit */
+        return NULL;
+    char *p = malloc(TCOMM_RS_CACHE);
+    if (p != NULL && pthread_setspecific(rs_key, p) != 0) {
+        free(p);
+        p = NULL;
+    }
+    return rs_cache = p;
+}
 
 /* Allocate bytes (on the stack buffer if it fits, else the cache or the
  * heap) and agree with the other ranks that everybody has one. */
@@ -43,14 +81,9 @@ static int rs_alloc(size_t bytes, char *stack, char **buf, MPI_Comm comm)
         *buf = stack;
         return MPI_SUCCESS;
     }
-    if (bytes <= TCOMM_RS_CACHE && bytes > rs_cache_size) {
-        char *p = realloc(rs_cache, bytes);
-        if (p != NULL) {
-            rs_cache = p;
-            rs_cache_size = bytes;
-        }
-    }
-    *buf = bytes <= rs_cache_size ? rs_cache : malloc(bytes);
+    *buf = bytes <= TCOMM_RS_CACHE ? rs_cache_get() : NULL;
+    if (*buf == NULL)
+        *buf = malloc(bytes);
     ok = *buf != NULL;
     rc = MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
     if (rc == MPI_SUCCESS && !all)
@@ -92,25 +125,70 @@ int tcomm_mpi_reduce_scatter_dim_pack(const void *in, void *out,
     return rc;
 }
 
-/* Bytes of in per pipeline group. */
-#ifndef TCOMM_RS_PIPE_BYTES
-#define TCOMM_RS_PIPE_BYTES ((size_t)256 << 10)
-#endif
+/* The pipeline's groups: rows [o0, o0 + nr) and columns [c0, c0 + nc)
+ * of every rank's chunk; nr > 1 only when nc is the whole chunk, so
+ * that the group's result is contiguous in out. */
+typedef struct {
+    size_t es, chunk, width; /* width: bytes of one row of in */
+    size_t rows, cols;       /* a full group's rows and columns */
+    size_t per_row;          /* groups per row of rows */
+    size_t outer, ngroups;
+    int nranks;
+} rs_pipe_t;
 
-/* Pack rows [o0, o0 + rows) of in into a rank-major group buffer,
- * testing req between ranks so that the previous group progresses. */
-static int pack_group(const char *in, char *grp, size_t es, size_t o0,
-                      size_t rows, int nranks, size_t chunk,
-                      MPI_Request *req)
+static void rs_pipe_plan(rs_pipe_t *p, size_t es, size_t outer,
+                         size_t chunk, int nranks)
 {
-    size_t rb = chunk * es, width = (size_t)nranks * rb;
+    /* elements of each rank's block in one group: count limits too */
+    size_t most = TCOMM_RS_PIPE_BYTES / ((size_t)nranks * es);
+    most = most < (size_t)tcomm_mpi_count_limit ? most
+                                                : (size_t)tcomm_mpi_count_limit;
+    most = most < 0x7fffffff ? most : 0x7fffffff;
+    most = most ? most : 1;
+    p->es = es;
+    p->chunk = chunk;
+    p->width = (size_t)nranks * chunk * es;
+    p->nranks = nranks;
+    p->outer = outer;
+    if (chunk <= most) { /* whole rows */
+        p->cols = chunk;
+        p->rows = chunk ? most / chunk : outer;
+        p->rows = p->rows < outer ? p->rows : outer;
+        p->rows = p->rows ? p->rows : 1;
+        p->per_row = 1;
+    } else { /* pieces of one row */
+        p->cols = most;
+        p->rows = 1;
+        p->per_row = (chunk + most - 1) / most;
+    }
+    p->ngroups = (outer + p->rows - 1) / p->rows * p->per_row;
+}
+
+/* Group k's rows and columns. */
+static void rs_group(const rs_pipe_t *p, size_t k, size_t *o0, size_t *nr,
+                     size_t *c0, size_t *nc)
+{
+    size_t g = k / p->per_row, q = k % p->per_row;
+    *o0 = g * p->rows;
+    *nr = p->outer - *o0 < p->rows ? p->outer - *o0 : p->rows;
+    *c0 = q * p->cols;
+    *nc = p->chunk - *c0 < p->cols ? p->chunk - *c0 : p->cols;
+}
+
+/* Pack group k of in into a rank-major buffer [nranks][nr][nc],
+ * testing req between ranks so that the previous group progresses. */
+static int pack_group(const rs_pipe_t *p, const char *in, char *grp,
+                      size_t k, MPI_Request *req)
+{
+    size_t o0, nr, c0, nc, rb = p->chunk * p->es;
     int flag, rc = MPI_SUCCESS;
 
-    for (int r = 0; r < nranks && rc == MPI_SUCCESS; r++) {
-        const char *s = in + o0 * width + (size_t)r * rb;
-        char *d = grp + (size_t)r * rows * rb;
-        for (size_t o = 0; o < rows; o++)
-            memcpy(d + o * rb, s + o * width, rb);
+    rs_group(p, k, &o0, &nr, &c0, &nc);
+    for (int r = 0; r < p->nranks && rc == MPI_SUCCESS; r++) {
+        const char *s = in + o0 * p->width + (size_t)r * rb + c0 * p->es;
+        char *d = grp + (size_t)r * nr * nc * p->es;
+        for (size_t o = 0; o < nr; o++)
+            memcpy(d + o * nc * p->es, s + o * p->width, nc * p->es);
         if (*req != MPI_REQUEST_NULL)
             rc = MPI_Test(req, &flag, MPI_STATUS_IGNORE);
     }
@@ -124,40 +202,35 @@ int tcomm_mpi_reduce_scatter_dim_pipe(const void *in, void *out,
 {
     MPI_Datatype base = tcomm_mpi_datatype(dtype);
     MPI_Request req[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
-    size_t es = tcomm_kernel_elsize(dtype), rows, ngroups, width, k;
+    size_t es = tcomm_kernel_elsize(dtype), gbytes;
     char stack[TCOMM_RS_STACK], *tmp;
+    rs_pipe_t p;
     int nranks, rc;
 
     if (es == 0)
         return MPI_ERR_TYPE;
     if ((rc = MPI_Comm_size(comm, &nranks)) != MPI_SUCCESS)
         return rc;
-    width = (size_t)nranks * chunk * es;
-    rows = width ? TCOMM_RS_PIPE_BYTES / width : outer;
-    rows = rows ? rows : 1;
-    rows = rows < outer ? rows : outer;
-    ngroups = rows ? (outer + rows - 1) / rows : 0;
-    if (ngroups < 2 || rows * chunk > (size_t)tcomm_mpi_count_limit ||
-        rows * chunk > 0x7fffffff)
+    rs_pipe_plan(&p, es, outer, chunk, nranks);
+    if (p.ngroups < 2) /* at most one group's bytes: pack */
         return tcomm_mpi_reduce_scatter_dim_pack(in, out, dtype, op, outer,
                                                  chunk, comm);
-    rc = rs_alloc(2 * rows * width, stack, &tmp, comm);
+    gbytes = (size_t)nranks * p.rows * p.cols * es;
+    rc = rs_alloc(2 * gbytes, stack, &tmp, comm);
     if (rc != MPI_SUCCESS)
         return rc;
-    rc = pack_group(in, tmp, es, 0, rows, nranks, chunk, &req[1]);
-    for (k = 0; k < ngroups && rc == MPI_SUCCESS; k++) {
-        size_t gr = k + 1 < ngroups ? rows : outer - k * rows;
-        char *grp = tmp + (k % 2) * rows * width;
-        rc = MPI_Ireduce_scatter_block(grp, (char *)out + k * rows * chunk *
-                                                              es,
-                                       (int)(gr * chunk), base, op, comm,
+    rc = pack_group(&p, in, tmp, 0, &req[1]);
+    for (size_t k = 0; k < p.ngroups && rc == MPI_SUCCESS; k++) {
+        size_t o0, nr, c0, nc;
+        rs_group(&p, k, &o0, &nr, &c0, &nc);
+        rc = MPI_Ireduce_scatter_block(tmp + (k % 2) * gbytes,
+                                       (char *)out + (o0 * chunk + c0) * es,
+                                       (int)(nr * nc), base, op, comm,
                                        &req[k % 2]);
-        if (rc == MPI_SUCCESS && k + 1 < ngroups) {
-            size_t nr = k + 2 < ngroups ? rows : outer - (k + 1) * rows;
-            /* the other buffer is free: its group completed at k - 1 */
-            rc = pack_group(in, tmp + ((k + 1) % 2) * rows * width, es,
-                            (k + 1) * rows, nr, nranks, chunk, &req[k % 2]);
-        }
+        /* the other buffer is free: its group completed at k - 1 */
+        if (rc == MPI_SUCCESS && k + 1 < p.ngroups)
+            rc = pack_group(&p, in, tmp + ((k + 1) % 2) * gbytes, k + 1,
+                            &req[k % 2]);
         if (rc == MPI_SUCCESS)
             rc = MPI_Wait(&req[k % 2], MPI_STATUS_IGNORE);
     }
