@@ -3,10 +3,13 @@
 # doc/reliability.md describes each check and its figures.
 
 # Soak: random valid and invalid collectives checked against the
-# reference. The short version (1,500 calls at 3 ranks) runs in `make
-# check`; `make soak` runs 20,000 (SOAK_OPS, SOAK_SEED, SOAK_MAX_BYTES).
+# reference, and the growth of private memory after a warm-up. The short
+# version (1,500 calls at 3 ranks) runs in `make check`; `make soak` runs
+# 20,000 (SOAK_OPS, SOAK_SEED, SOAK_MAX_BYTES) and fails on 5% growth.
 check_PROGRAMS += test/soak
-test_soak_SOURCES = test/soak.c test/mpi_reference.c test/mpi_reference.h
+test_soak_SOURCES = test/soak.c test/soak.h test/soak_valid.c \
+	test/soak_invalid.c test/soak_mem.c test/mpi_reference.c \
+	test/mpi_reference.h
 test_soak_LDADD = libtcomm_internal.la -lm
 TESTS += test/soak-np3.mpitest
 
