@@ -80,7 +80,9 @@ TCOMM_AVX2 static inline __m256 vmax_nan(__m256 a, __m256 b)
 }
 
 /* out[i] = a[i] op b[i] for i < n rounded down to a multiple of 8; the
- * op switch is hoisted by the compiler (op is loop invariant). */
+ * op switch is hoisted by the compiler (op is loop invariant). SUM, the
+ * allreduce's op, is unrolled: f16 of 64 KiB 3.3 -> 2.8 us here (the
+ * conversions' latency, not their count, bounds the simple loop). */
 #define TCOMM_HALF_LOOP(LD, ST)                                      \
     do {                                                             \
         switch (op) {                                                \
@@ -97,7 +99,7 @@ TCOMM_AVX2 static inline __m256 vmax_nan(__m256 a, __m256 b)
                 ST(out + i, vmax_nan(LD(a + i), LD(b + i)));         \
             break;                                                   \
         default:                                                     \
-            for (i = 0; i + 8 <= n; i += 8)                          \
+            _Pragma("GCC unroll 4") for (i = 0; i + 8 <= n; i += 8)  \
                 ST(out + i, _mm256_add_ps(LD(a + i), LD(b + i)));    \
             break;                                                   \
         }                                                            \
