@@ -105,7 +105,7 @@ int tcomm_mpi_allgather_dim_rows(const void *in, void *out,
                                base, r, TCOMM_AG_TAG, comm, &req[nr++]);
         }
         if (rc == MPI_SUCCESS)
-            rc = MPI_Waitall(nr, req, MPI_STATUSES_IGNORE);
+            rc = tcomm_mpi_waitall((size_t)nr, req);
     }
     free(req);
     tcomm_ag_plan_free(&p);
@@ -150,7 +150,7 @@ int tcomm_mpi_allgather_dim_vec(const void *in, void *out,
                            &req[nr++]);
     tcomm_ag_copy_own(&p, in, out, outer, seg);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Waitall(nr, req, MPI_STATUSES_IGNORE);
+        rc = tcomm_mpi_waitall((size_t)nr, req);
     if (req != sreq)
         free(req);
     tcomm_ag_plan_free(&p);

@@ -247,12 +247,12 @@ int tcomm_mpi_allgather_dim(const void *in, void *out, tcomm_dtype_t dtype,
                                comm, &req[nr++]);
         }
         if (rc == MPI_SUCCESS)
-            rc = MPI_Waitall(nr - n0, req + n0, MPI_STATUSES_IGNORE);
+            rc = tcomm_mpi_waitall((size_t)(nr - n0), req + n0);
         nr = n0;
     }
 #undef ROWS_MODE
     if (rc == MPI_SUCCESS)
-        rc = MPI_Waitall(nr, req, MPI_STATUSES_IGNORE);
+        rc = tcomm_mpi_waitall((size_t)nr, req);
     tcomm_ag_plan_free(&p);
     return rc;
 }

@@ -44,6 +44,10 @@ int tcomm_mpi_reduce_scatter_block(const void *sendbuf, void *recvbuf,
  * [outer][sum(seg)], rank r's rows at column sum(seg[0..r)). */
 int tcomm_mpi_allgather_dim(const void *in, void *out, tcomm_dtype_t dtype,
                             size_t outer, const size_t *seg, MPI_Comm comm);
+/* MPI_Waitall of n requests; on failure the failed request's own error
+ * code. */
+int tcomm_mpi_waitall(size_t n, MPI_Request *req);
+
 /* all_gather along a dim > 0 on comm: MPI messages only from now on,
  * never the single-copy pull (TCOMM_SINGLE_COPY=0). */
 int tcomm_mpi_pull_off(MPI_Comm comm);

@@ -217,3 +217,29 @@ int tcomm_mpi_reduce_scatter_block(const void *sendbuf, void *recvbuf,
     }
     return MPI_SUCCESS;
 }
+
+/* In groups, so that the statuses fit on the stack: real statuses, not
+ * MPI_STATUSES_IGNORE, because they name a failed request's own error
+ * (after MPI_ERR_IN_STATUS the others say MPI_SUCCESS or MPI_ERR_PENDING)
+ * and because MPICH's MPI_STATUSES_IGNORE, (MPI_Status *)1, trips gcc's
+ * -Wstringop-overflow on MPI_Waitall's array parameter (pmodels/mpich
+ * #5687). */
+#define WAIT_GROUP 64
+
+int tcomm_mpi_waitall(size_t n, MPI_Request *req)
+{
+    MPI_Status sts[WAIT_GROUP];
+    for (size_t i = 0; i < n; i += WAIT_GROUP) {
+        int k = n - i < WAIT_GROUP ? (int)(n - i) : WAIT_GROUP;
+        int rc = MPI_Waitall(k, req + i, sts);
+        if (rc == MPI_ERR_IN_STATUS) {
+            for (int j = 0; j < k; j++)
+                if (sts[j].MPI_ERROR != MPI_SUCCESS &&
+                    sts[j].MPI_ERROR != MPI_ERR_PENDING)
+                    return sts[j].MPI_ERROR;
+        }
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    return MPI_SUCCESS;
+}

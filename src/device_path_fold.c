@@ -41,18 +41,11 @@ tcomm_status_t tcomm_dev_alltoallv(const tcomm_dev_t *d, const void *send,
 
     for (int j = 0; j < size; j++)
         nreq += pieces(scount[j], lim) + pieces(rcount[j], lim);
-    /* Real statuses, not MPI_STATUSES_IGNORE: they name a failed
-     * request's error, and MPICH's MPI_STATUSES_IGNORE, (MPI_Status *)1,
-     * trips gcc's -Wstringop-overflow on MPI_Waitall's array parameter. */
     MPI_Request *req = malloc((nreq ? nreq : 1) * sizeof *req);
-    MPI_Status *sts = malloc((nreq ? nreq : 1) * sizeof *sts);
-    if (!req || !sts) {
-        free(req);
-        free(sts);
+    if (!req)
         return tcomm_error(TCOMM_ERR_NO_MEMORY,
                            "device path: out of host memory for %zu MPI "
                            "requests", nreq);
-    }
     size_t k = 0;
     /* Receives first, then sends, each starting at a different peer. */
     for (int i = 0; i < size && rc == TCOMM_SUCCESS; i++) {
@@ -81,17 +74,12 @@ tcomm_status_t tcomm_dev_alltoallv(const tcomm_dev_t *d, const void *send,
         /* Posted requests cannot be left behind: cancel and complete. */
         for (size_t i = 0; i + 1 < k; i++)
             MPI_Cancel(&req[i]);
-        MPI_Waitall((int)(k ? k - 1 : 0), req, sts);
+        tcomm_mpi_waitall(k ? k - 1 : 0, req);
     } else if (k > 0) {
-        int wrc = MPI_Waitall((int)k, req, sts);
-        for (size_t i = 0; wrc == MPI_ERR_IN_STATUS && i < k; i++)
-            if (sts[i].MPI_ERROR != MPI_SUCCESS &&
-                sts[i].MPI_ERROR != MPI_ERR_PENDING)
-                wrc = sts[i].MPI_ERROR; /* the failed request's own */
-        rc = tcomm_mpi_status(wrc, "MPI_Waitall", __FILE__, __LINE__);
+        rc = tcomm_mpi_status(tcomm_mpi_waitall(k, req), "MPI_Waitall",
+                              __FILE__, __LINE__);
     }
     free(req);
-    free(sts);
     return rc;
 }
 

@@ -13,25 +13,9 @@
 
 #define RANKS_ON_STACK 64
 
-/* After MPI_ERR_IN_STATUS, the first request's own error (the others
- * say MPI_SUCCESS or MPI_ERR_PENDING): a useful error class. */
-static int first_error(int rc, const MPI_Status *sts, int nreq)
-{
-    if (rc != MPI_ERR_IN_STATUS)
-        return rc;
-    for (int i = 0; i < nreq; i++)
-        if (sts[i].MPI_ERROR != MPI_SUCCESS &&
-            sts[i].MPI_ERROR != MPI_ERR_PENDING)
-            return sts[i].MPI_ERROR;
-    return rc;
-}
-
 /* Block r of src (len[r] elements at lo[r]) goes to rank r; rank s's
  * block for us lands at dst + s * mylen. Pieces of at most
- * tcomm_mpi_count_limit elements per message. The statuses are real
- * (not MPI_STATUSES_IGNORE): they name a failed request's error, and
- * MPICH's MPI_STATUSES_IGNORE, (MPI_Status *)1, trips gcc's
- * -Wstringop-overflow on MPI_Waitall's array parameter. */
+ * tcomm_mpi_count_limit elements per message. */
 static int exchange_blocks(tcomm_mpi_state_t *st, const char *src,
                            const size_t *lo, const size_t *len, char *dst,
                            size_t mylen, tcomm_dtype_t dtype)
@@ -40,16 +24,8 @@ static int exchange_blocks(tcomm_mpi_state_t *st, const char *src,
     size_t es = tcomm_dtype_size(dtype), step = tcomm_mpi_count_limit;
     MPI_Datatype dt = tcomm_mpi_datatype(dtype);
     MPI_Request stack[2 * RANKS_ON_STACK], *req = stack;
-    MPI_Status sstack[2 * RANKS_ON_STACK], *sts = sstack;
-    if (n > RANKS_ON_STACK) {
-        req = malloc(2 * (size_t)n * sizeof *req);
-        sts = malloc(2 * (size_t)n * sizeof *sts);
-        if (!req || !sts) {
-            free(req);
-            free(sts);
-            return MPI_ERR_NO_MEM;
-        }
-    }
+    if (n > RANKS_ON_STACK && !(req = malloc(2 * (size_t)n * sizeof *req)))
+        return MPI_ERR_NO_MEM;
     size_t most = 0;
     for (int r = 0; r < n; r++)
         most = len[r] > most ? len[r] : most;
@@ -73,13 +49,11 @@ static int exchange_blocks(tcomm_mpi_state_t *st, const char *src,
                 rc = MPI_Isend(from, (int)send, dt, r, 0, st->comm,
                                &req[nreq++]);
         }
-        int wrc = first_error(MPI_Waitall(nreq, req, sts), sts, nreq);
+        int wrc = tcomm_mpi_waitall((size_t)nreq, req);
         rc = rc != MPI_SUCCESS ? rc : wrc;
     }
-    if (req != stack) {
+    if (req != stack)
         free(req);
-        free(sts);
-    }
     return rc;
 }
 
