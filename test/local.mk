@@ -17,7 +17,7 @@ TESTS += test/mpi_collectives-np1.mpitest test/mpi_collectives-np2.mpitest \
 
 # An outside program against the installed library, via pkg-config.
 TESTS += test/install-check.sh
-EXTRA_DIST += test/install-check.sh test/contract_program.c
+EXTRA_DIST += test/install-check.sh test/contract_program.c test/mpi_suite.h
 
 # tcomm_info runs and prints every setting.
 TESTS += test/tcomm-info-check.sh

@@ -13,6 +13,7 @@
 #include "mpi_reference.h"
 #include "tcomm_mpi.h"
 #include "tcomm_mpi_kernels.h"
+#include "mpi_suite.h"
 
 static tcomm_comm_t *comm;
 static tcomm_graph_t *graph, *graph2;
@@ -399,16 +400,10 @@ int main(int argc, char **argv)
     tcase_add_test(tc, barrier_succeeds);
     tcase_add_test(tc, large_count_splitting_path);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_set_fork_status(sr, CK_NOFORK);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    int any = tcomm_test_run_suite(s, 0);
     tcomm_comm_destroy(comm);
     tcomm_graph_destroy(graph2);
     tcomm_graph_destroy(graph);
-    int any = 0;
-    MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     MPI_Finalize();
     return any ? EXIT_FAILURE : EXIT_SUCCESS;
 }

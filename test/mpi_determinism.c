@@ -18,6 +18,7 @@
 
 #include "tcomm_config.h"
 #include "tcomm_mpi.h"
+#include "mpi_suite.h"
 
 static tcomm_comm_t *comm, *env_comm; /* set_attr / TCOMM_DETERMINISTIC */
 static tcomm_graph_t *graph;
@@ -249,15 +250,10 @@ int main(int argc, char **argv)
     tcase_add_test(tc, every_rank_holds_the_same_bits);
     tcase_add_test(tc, mode_off_still_works);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_set_fork_status(sr, CK_NOFORK);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr), any = 0;
-    srunner_free(sr);
+    int any = tcomm_test_run_suite(s, 0);
     tcomm_comm_destroy(env_comm);
     tcomm_comm_destroy(comm);
     tcomm_graph_destroy(graph);
-    MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     MPI_Finalize();
     return any ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -26,6 +26,7 @@
 #include "tcomm_mpi_kernels.h"
 #include "tcomm_sim.h"
 #include "mpi_device_ref.h"
+#include "mpi_suite.h"
 
 static int rank, size;
 
@@ -171,13 +172,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, test_probe);
     suite_add_tcase(s, tc);
 
-    SRunner *sr = srunner_create(s);
-    srunner_set_fork_status(sr, CK_NOFORK);
-    srunner_run_all(sr, rank == 0 ? CK_NORMAL : CK_SILENT);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX,
-                  MPI_COMM_WORLD);
+    int any = tcomm_test_run_suite(s, 1);
     MPI_Finalize();
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return any ? EXIT_FAILURE : EXIT_SUCCESS;
 }

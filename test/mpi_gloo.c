@@ -14,6 +14,7 @@
 #include "backend_matrix.h"
 #include "tcomm_gloo.h"
 #include "tcomm_sim.h"
+#include "mpi_suite.h"
 
 static char store[256];
 static int rank, nranks;
@@ -150,16 +151,10 @@ int main(int argc, char **argv)
     tcase_add_test(tc, device_graphs_are_refused);
     tcase_add_test(tc, create_rejects_bad_options);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_set_fork_status(sr, CK_NOFORK);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    int any = tcomm_test_run_suite(s, 0);
     tcomm_comm_destroy(comm);
     tcomm_graph_destroy(graph);
     remove_store();
-    int any = 0;
-    MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     MPI_Finalize();
     return any ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -18,6 +18,7 @@
 #include "tcomm_host_kernels.h"
 #include "tcomm_mpi_kernels.h"
 #include "tcomm_mpi_reshape.h"
+#include "mpi_suite.h"
 
 static int rank, np;
 static MPI_Comm comm;
@@ -335,8 +336,7 @@ int main(int argc, char **argv)
 {
     Suite *s = suite_create("mpi_kernels");
     TCase *tc = tcase_create("mpi");
-    SRunner *sr;
-    int failed, any = 0;
+    int any;
 
     MPI_Init(&argc, &argv);
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
@@ -352,12 +352,7 @@ int main(int argc, char **argv)
     tcase_add_loop_test(tc, test_allgather_dim, 0, 2);
     tcase_add_loop_test(tc, test_reduce_scatter_dim, 0, 2);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_set_fork_status(sr, CK_NOFORK);
-    srunner_run_all(sr, rank == 0 ? CK_NORMAL : CK_SILENT);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, comm);
+    any = tcomm_test_run_suite(s, 1);
     MPI_Comm_free(&comm);
     MPI_Finalize();
     return any ? EXIT_FAILURE : EXIT_SUCCESS;

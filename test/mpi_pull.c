@@ -17,6 +17,7 @@
 
 #include "tcomm_mpi_kernels.h"
 #include "tcomm_mpi_reshape.h"
+#include "mpi_suite.h"
 
 enum { UNKNOWN = 0, ONE_NODE = 1, IN_USE = 2, OFF = 3 };
 
@@ -125,8 +126,7 @@ int main(int argc, char **argv)
 {
     Suite *s = suite_create("mpi_pull");
     TCase *tc = tcase_create("pull");
-    SRunner *sr;
-    int failed, any = 0;
+    int any;
 
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -136,12 +136,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, test_pull_fallback);
     tcase_add_test(tc, test_pull_switched_off);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_set_fork_status(sr, CK_NOFORK);
-    srunner_run_all(sr, rank == 0 ? CK_NORMAL : CK_SILENT);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    any = tcomm_test_run_suite(s, 1);
     MPI_Finalize();
     return any ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -15,6 +15,7 @@
 
 #include "tcomm_mpi.h"
 #include "tcomm_shm_min.h"
+#include "mpi_suite.h"
 
 static int rank, np;
 
@@ -100,8 +101,7 @@ int main(int argc, char **argv)
 {
     Suite *s = suite_create("mpi_shm_agree");
     TCase *tc = tcase_create("shm");
-    SRunner *sr;
-    int failed, any = 0;
+    int any;
 
     /* Open MPI: large messages by copy-in/copy-out, which needs the
      * sender's progress (other MPIs ignore the variable) */
@@ -115,12 +115,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, test_rounds_against_mpi);
     tcase_add_test(tc, test_progress_while_waiting);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_set_fork_status(sr, CK_NOFORK);
-    srunner_run_all(sr, rank == 0 ? CK_NORMAL : CK_SILENT);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    any = tcomm_test_run_suite(s, 1);
     MPI_Finalize();
     return any ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -20,6 +20,7 @@
 #include "tcomm_config.h"
 #include "tcomm_internal.h"
 #include "tcomm_mpi.h"
+#include "mpi_suite.h"
 
 #define SLEEP_S 3
 
@@ -170,16 +171,11 @@ int main(int argc, char **argv)
         tcase_add_test(tc, a_late_rank_is_named);
     }
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_set_fork_status(sr, CK_NOFORK);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr), any = 0;
-    srunner_free(sr);
+    int any = tcomm_test_run_suite(s, 0);
     /* Failed communicators leave their MPI objects to MPI_Finalize. */
     tcomm_comm_destroy(checked);
     tcomm_comm_destroy(unchecked);
     tcomm_graph_destroy(graph);
-    MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     MPI_Finalize();
     return any ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -15,6 +15,7 @@
 
 #include "mpi_reference.h"
 #include "tcomm_mpi.h"
+#include "mpi_suite.h"
 
 enum { K_ALL_REDUCE, K_ALL_GATHER, K_REDUCE_SCATTER, K_BROADCAST };
 
@@ -213,13 +214,7 @@ int main(int argc, char **argv)
     tcase_set_timeout(tc, 0);
     tcase_add_test(tc, mpi_and_local_give_the_same_bits);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_set_fork_status(sr, CK_NOFORK);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    int any = 0;
-    MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    int any = tcomm_test_run_suite(s, 0);
     MPI_Finalize();
     return any ? EXIT_FAILURE : EXIT_SUCCESS;
 }
