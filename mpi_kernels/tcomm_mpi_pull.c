@@ -36,9 +36,6 @@
 
 int tcomm_mpi_pull_fail_for_test;
 
-/* Per-communicator answer, stored as the attribute value itself. */
-enum { PULL_UNKNOWN = 0, PULL_TRY = 1, PULL_ON = 2, PULL_OFF = 3 };
-
 static pthread_mutex_t keyval_lock = PTHREAD_MUTEX_INITIALIZER;
 static int pull_keyval = MPI_KEYVAL_INVALID;
 

@@ -84,8 +84,13 @@ int tcomm_ag_pull(const tcomm_ag_plan_t *p, const void *in, void *out,
                   size_t outer, const size_t *seg, MPI_Comm comm, int *done);
 /* Tests: nonzero makes this rank's reads fail, as if the kernel refused. */
 extern int tcomm_mpi_pull_fail_for_test;
-/* What the pull knows of comm: 0 not asked yet, 1 one node (untried),
- * 2 in use, 3 off (not one node, or a read failed). */
+/* What the pull knows of comm, kept as the value of an attribute. */
+enum {
+    PULL_UNKNOWN, /* not asked yet */
+    PULL_TRY,     /* one node, no read tried yet */
+    PULL_ON,      /* in use */
+    PULL_OFF      /* not one node, a read failed, or TCOMM_SINGLE_COPY=0 */
+};
 int tcomm_mpi_pull_state(MPI_Comm comm);
 
 #endif /* TCOMM_MPI_RESHAPE_H */

@@ -27,7 +27,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <unistd.h>
 
 #include "tcomm_backend_mpi.h"
 #include "tcomm_node_shm.h"

@@ -19,8 +19,6 @@
 #include "tcomm_mpi_reshape.h"
 #include "mpi_suite.h"
 
-enum { UNKNOWN = 0, ONE_NODE = 1, IN_USE = 2, OFF = 3 };
-
 static int rank, np;
 
 static int agree_sum(int mine, MPI_Comm comm)
@@ -88,10 +86,10 @@ START_TEST(test_pull_taken)
     MPI_Comm c = fresh();
     int cma = probe_cma(c);
     ck_assert_int_eq(agree_sum(gather_and_check(c, 3, 5), c), 0);
-    ck_assert_int_eq(tcomm_mpi_pull_state(c), UNKNOWN); /* too small */
+    ck_assert_int_eq(tcomm_mpi_pull_state(c), PULL_UNKNOWN); /* too small */
     ck_assert_int_eq(agree_sum(gather_and_check(c, 64, 4096), c), 0);
     if (np > 1) /* one rank: no reshaping collective to run */
-        ck_assert_int_eq(tcomm_mpi_pull_state(c), cma ? IN_USE : OFF);
+        ck_assert_int_eq(tcomm_mpi_pull_state(c), cma ? PULL_ON : PULL_OFF);
     ck_assert_int_eq(agree_sum(gather_and_check(c, 1500, 100), c), 0);
     MPI_Comm_free(&c);
 }
@@ -106,7 +104,7 @@ START_TEST(test_pull_fallback)
     ck_assert_int_eq(agree_sum(gather_and_check(c, 64, 4096), c), 0);
     tcomm_mpi_pull_fail_for_test = 0;
     if (np > 1)
-        ck_assert_int_eq(tcomm_mpi_pull_state(c), OFF);
+        ck_assert_int_eq(tcomm_mpi_pull_state(c), PULL_OFF);
     ck_assert_int_eq(agree_sum(gather_and_check(c, 64, 4096), c), 0);
     MPI_Comm_free(&c);
 }
@@ -117,7 +115,7 @@ START_TEST(test_pull_switched_off)
     MPI_Comm c = fresh();
     ck_assert_int_eq(tcomm_mpi_pull_off(c), MPI_SUCCESS);
     ck_assert_int_eq(agree_sum(gather_and_check(c, 64, 4096), c), 0);
-    ck_assert_int_eq(tcomm_mpi_pull_state(c), OFF);
+    ck_assert_int_eq(tcomm_mpi_pull_state(c), PULL_OFF);
     MPI_Comm_free(&c);
 }
 END_TEST
