@@ -75,6 +75,11 @@ int tcomm_mpi_pull_off(MPI_Comm comm)
     return set_state(comm, PULL_OFF);
 }
 
+int tcomm_mpi_pull_mark(MPI_Comm comm, int all_read)
+{
+    return set_state(comm, all_read ? PULL_ON : PULL_OFF);
+}
+
 /* Collective on first use: are all ranks of comm on this node? */
 static int node_state(MPI_Comm comm, int *state)
 {
@@ -148,7 +153,7 @@ int tcomm_ag_pull(const tcomm_ag_plan_t *p, const void *in, void *out,
     if (rc != MPI_SUCCESS)
         return rc;
     if (state == PULL_TRY || !all)
-        rc = set_state(comm, all ? PULL_ON : PULL_OFF);
+        rc = tcomm_mpi_pull_mark(comm, all);
     *done = all;
     return rc;
 }

@@ -92,5 +92,8 @@ enum {
     PULL_OFF      /* not one node, a read failed, or TCOMM_SINGLE_COPY=0 */
 };
 int tcomm_mpi_pull_state(MPI_Comm comm);
+/* After a single copy that every rank tried (the outcome agreed): ON if
+ * all_read, else OFF for good. Local. */
+int tcomm_mpi_pull_mark(MPI_Comm comm, int all_read);
 
 #endif /* TCOMM_MPI_RESHAPE_H */

@@ -206,9 +206,14 @@ tcomm_status_t tcomm_comm_create_mpi(MPI_Comm mpi_comm, tcomm_comm_t **comm)
         return s;
     }
     st->cuda_aware = tcomm_mpi_probe_cuda_aware(st->comm);
-    if (!tcomm_config()->single_copy && tcomm_mpi_pull_off(st->comm)) {
+    /* Off if any rank says so: the ranks must take the same paths. */
+    int single_copy = tcomm_config()->single_copy, all_single_copy = 0;
+    if (MPI_Allreduce(&single_copy, &all_single_copy, 1, MPI_INT, MPI_MIN,
+                      st->comm) != MPI_SUCCESS ||
+        (!all_single_copy && tcomm_mpi_pull_off(st->comm))) {
         mpi_destroy(st);
-        return tcomm_error(TCOMM_ERR_MPI, "%s: MPI_Comm_set_attr failed",
+        return tcomm_error(TCOMM_ERR_MPI,
+                           "%s: agreeing on TCOMM_SINGLE_COPY failed in MPI",
                            fn);
     }
     double timeout = tcomm_config()->timeout_s;
