@@ -40,8 +40,9 @@ static const tcomm_setting_t settings[] = {
      tcomm_parse_bytes, FIELD(staging_chunk)},
     {"TCOMM_SINGLE_COPY", "1",
      "1: on one node, all_gather along dim > 0 reads the peers' rows "
-     "straight into place (process_vm_readv) when the kernel allows it; "
-     "0: MPI messages only",
+     "straight into place and broadcast shares its copy between root and "
+     "receivers (process_vm_readv/writev) when the kernel allows it; "
+     "0 on any rank: MPI messages only",
      tcomm_parse_bool, FIELD(single_copy)},
 };
 #define NSETTINGS (sizeof settings / sizeof settings[0])

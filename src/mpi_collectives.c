@@ -9,6 +9,7 @@
 #include "tcomm_host_kernels.h"
 #include "tcomm_log.h"
 #include "tcomm_mpi_kernels.h"
+#include "tcomm_shm_bcast.h"
 
 #define RANKS_ON_STACK 64
 
@@ -130,12 +131,19 @@ tcomm_status_t tcomm_mpi_broadcast(void *state, const tcomm_tensor_t *in,
     tcomm_mpi_state_t *st = state;
     if (!in->graph->space->is_host)
         return tcomm_device_broadcast(st, in, root, out);
-    note_path(st, 1u << 7, "broadcast: MPI_Bcast on host buffers");
-    /* The root sends from its input (MPI only reads a root's buffer), and
+    /* The root sends from its input (only read by the copies), and
      * keeps a copy in out unless the call is in place. */
     void *buf = st->rank == root ? in->data : out->data;
-    TCOMM_MPI_CHECK(tcomm_mpi_bcast(buf, in->numel, in->dtype, root,
-                                    st->comm));
+    int done = 0;
+    if (tcomm_shm_bcast_applies(st, in->nbytes)) {
+        note_path(st, 1u << 8, "broadcast: shared copy on one node");
+        TCOMM_MPI_CHECK(tcomm_shm_bcast(st, buf, in->nbytes, root, &done));
+    }
+    if (!done) {
+        note_path(st, 1u << 7, "broadcast: MPI_Bcast on host buffers");
+        TCOMM_MPI_CHECK(tcomm_mpi_bcast(buf, in->numel, in->dtype, root,
+                                        st->comm));
+    }
     if (st->rank == root && out != in)
         return tcomm_tensor_copy(in, out);
     return TCOMM_SUCCESS;

@@ -24,17 +24,22 @@
  * progress only inside MPI calls, and a peer may be blocked in an MPI
  * call (a receive matching our earlier MPI_Isend) that needs ours before
  * it can reach the collective. It also yields the core, for ranks that
- * share cores (--oversubscribe). */
+ * share cores (--oversubscribe).
+ *
+ * The segment also holds a line per rank, an address published with a
+ * sequence number, for the shared-copy broadcast (src/shm_bcast.c). */
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "tcomm_node_shm.h"
 #include "tcomm_shm_min.h"
 
 #define SLOT_BYTES 192 /* three cache lines: round + TCOMM_SHM_MIN_MAX */
+#define LINE_BYTES 64  /* a rank's line for tcomm_shm_publish */
 /* Waiting: pure spins first (a peer that is on its way arrives within
  * a few hundred), then MPI progress every so often, and the core given
  * up once the wait is long (a peer without a core of its own). */
@@ -51,11 +56,17 @@ typedef struct {
 
 _Static_assert(sizeof(slot_t) <= SLOT_BYTES, "slot fits its lines");
 
+typedef struct {
+    _Atomic uint64_t seq;
+    uint64_t addr;
+    int64_t pid;
+} line_t;
+
 struct tcomm_shm_min {
     MPI_Comm comm; /* for MPI_Iprobe while waiting */
     int rank, size;
     uint64_t round;
-    char *slots; /* [rank][parity] */
+    char *slots; /* [rank][parity], then a line per rank */
     size_t len;
 };
 
@@ -63,6 +74,17 @@ static slot_t *slot(tcomm_shm_min_t *s, int rank, uint64_t round)
 {
     return (slot_t *)(s->slots +
                       SLOT_BYTES * (2 * (size_t)rank + (round & 1)));
+}
+
+static line_t *line(tcomm_shm_min_t *s, int rank)
+{
+    return (line_t *)(s->slots + SLOT_BYTES * 2 * (size_t)s->size +
+                      LINE_BYTES * (size_t)rank);
+}
+
+static size_t segment_bytes(int size)
+{
+    return (SLOT_BYTES * 2 + LINE_BYTES) * (size_t)size;
 }
 
 int tcomm_shm_min_create(MPI_Comm comm, tcomm_shm_min_t **out)
@@ -82,18 +104,18 @@ int tcomm_shm_min_create(MPI_Comm comm, tcomm_shm_min_t **out)
     /* the same answer on every rank: either all share the node or none
      * of the node groups is the whole communicator */
     if (nsize == size)
-        rc = tcomm_node_shm_map(node, SLOT_BYTES * 2 * (size_t)size, &p);
+        rc = tcomm_node_shm_map(node, segment_bytes(size), &p);
     MPI_Comm_free(&node);
     if (rc != MPI_SUCCESS || p == NULL)
         return rc;
     tcomm_shm_min_t *s = calloc(1, sizeof *s);
     if (!s) { /* the others would wait for us: no way to agree now */
-        munmap(p, SLOT_BYTES * 2 * (size_t)size);
+        munmap(p, segment_bytes(size));
         return MPI_ERR_NO_MEM;
     }
     s->comm = comm;
     s->slots = p;
-    s->len = SLOT_BYTES * 2 * (size_t)size;
+    s->len = segment_bytes(size);
     s->size = size;
     MPI_Comm_rank(comm, &s->rank); /* node ranks may be ordered otherwise */
     *out = s;
@@ -108,12 +130,12 @@ void tcomm_shm_min_destroy(tcomm_shm_min_t *s)
     free(s);
 }
 
-static void wait_for(tcomm_shm_min_t *s, const slot_t *peer, uint64_t round)
+static void wait_for(tcomm_shm_min_t *s, _Atomic uint64_t *word,
+                     uint64_t value)
 {
     unsigned spins = 0;
     int flag;
-    while (atomic_load_explicit(&peer->round, memory_order_acquire) !=
-           round) {
+    while (atomic_load_explicit(word, memory_order_acquire) != value) {
         if (++spins < SPINS_BEFORE_PROBE || spins % SPINS_PER_PROBE)
             continue;
         MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, s->comm, &flag,
@@ -150,8 +172,8 @@ void tcomm_shm_min(tcomm_shm_min_t *s, int64_t *values, int count)
     memcpy(v, values, (size_t)count * sizeof *values);
     atomic_store_explicit(&mine->round, round, memory_order_release);
     for (int k = 1; k < s->size; k++) {
-        const slot_t *peer = slot(s, (s->rank + k) % s->size, round);
-        wait_for(s, peer, round);
+        slot_t *peer = slot(s, (s->rank + k) % s->size, round);
+        wait_for(s, &peer->round, round);
         for (int i = 0; i < peer->n && i < count; i++) {
             int64_t x = peer->v[i];
             if (x < v[i])
@@ -161,4 +183,21 @@ void tcomm_shm_min(tcomm_shm_min_t *s, int64_t *values, int count)
         }
     }
     memcpy(values, v, (size_t)count * sizeof *values);
+}
+
+void tcomm_shm_publish(tcomm_shm_min_t *s, uint64_t seq, const void *addr)
+{
+    line_t *mine = line(s, s->rank);
+    mine->addr = (uint64_t)(uintptr_t)addr;
+    mine->pid = (int64_t)getpid();
+    atomic_store_explicit(&mine->seq, seq, memory_order_release);
+}
+
+void tcomm_shm_peer(tcomm_shm_min_t *s, int rank, uint64_t seq,
+                    uint64_t *addr, int64_t *pid)
+{
+    line_t *peer = line(s, rank);
+    wait_for(s, &peer->seq, seq);
+    *addr = peer->addr;
+    *pid = peer->pid;
 }

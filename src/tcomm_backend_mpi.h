@@ -5,6 +5,7 @@
 #define TCOMM_BACKEND_MPI_H
 
 #include <mpi.h>
+#include <stdint.h>
 
 #include "tcomm_internal.h"
 
@@ -17,6 +18,7 @@ typedef struct tcomm_mpi_state {
     unsigned paths_logged; /* TCOMM_DEBUG=INFO: paths already reported */
     struct tcomm_timeout *timeout; /* TCOMM_TIMEOUT > 0: src/timeout.c */
     struct tcomm_shm_min *shm_min; /* one node, no timeout: shm_min.c */
+    uint64_t bcast_seq; /* calls of tcomm_shm_bcast so far */
 } tcomm_mpi_state_t;
 
 extern const tcomm_backend_ops_t tcomm_backend_mpi;

@@ -3,7 +3,8 @@
 # its MPI suites, run under mpirun (test/NAME-npN.mpitest) with a
 # timeout, so that a hang fails the test.
 libtcomm_internal_la_SOURCES += src/timeout.c src/tcomm_timeout.h \
-	src/node_shm.c src/tcomm_node_shm.h src/shm_min.c src/tcomm_shm_min.h
+	src/node_shm.c src/tcomm_node_shm.h src/shm_min.c src/tcomm_shm_min.h \
+	src/shm_bcast.c src/tcomm_shm_bcast.h
 
 SAFETY_TEST_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 SAFETY_TEST_LDADD = libtcomm_internal.la $(CHECK_LIBS)
@@ -46,3 +47,11 @@ test_mpi_shm_agree_CFLAGS = $(SAFETY_TEST_CFLAGS)
 test_mpi_shm_agree_LDADD = $(SAFETY_TEST_LDADD)
 TESTS += test/mpi_shm_agree-np1.mpitest test/mpi_shm_agree-np2.mpitest \
 	test/mpi_shm_agree-np3.mpitest test/mpi_shm_agree-np4.mpitest
+
+# The shared-copy broadcast on one node: protocol, fallback, switch.
+check_PROGRAMS += test/mpi_shm_bcast
+test_mpi_shm_bcast_SOURCES = test/mpi_shm_bcast.c
+test_mpi_shm_bcast_CFLAGS = $(SAFETY_TEST_CFLAGS)
+test_mpi_shm_bcast_LDADD = $(SAFETY_TEST_LDADD)
+TESTS += test/mpi_shm_bcast-np1.mpitest test/mpi_shm_bcast-np2.mpitest \
+	test/mpi_shm_bcast-np3.mpitest test/mpi_shm_bcast-np4.mpitest

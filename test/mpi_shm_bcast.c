@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* MPI suite of the shared-copy broadcast on one node (src/shm_bcast.c),
+ * on 1-4 ranks: the protocol itself at every root and at sizes that do
+ * not divide evenly (a receiver's bytes past the message untouched, the
+ * root's unchanged), a rank whose copies fail sending every rank back to
+ * MPI_Bcast, the TCOMM_SINGLE_COPY switch agreed across ranks, and
+ * tcomm_broadcast_into, checked and unchecked, in place or not, against
+ * the values every rank computes itself. Checks are agreed across ranks
+ * before ck_assert, so that no rank is left waiting. */
+#define _GNU_SOURCE
+#include <check.h>
+#include <mpi.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "tcomm_backend_mpi.h"
+#include "tcomm_config.h"
+#include "tcomm_mpi.h"
+#include "tcomm_mpi_reshape.h"
+#include "tcomm_shm_bcast.h"
+#include "tcomm_shm_min.h"
+#include "mpi_suite.h"
+
+#define GUARD 64 /* bytes past a receiver's message that must not change */
+
+static int rank, np;
+
+static int agree_sum(int mine)
+{
+    int all = 0;
+    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    return all;
+}
+
+/* Can every rank write to the next rank's memory and read it back, as
+ * the broadcast does? */
+static int probe_cma(void)
+{
+    uint32_t mine = 0, val = 0x7c0ffee0u + (uint32_t)rank, back = 0;
+    uint64_t me[2] = {(uintptr_t)&mine, (uint64_t)getpid()}, all[8];
+    MPI_Allgather(me, 2, MPI_UINT64_T, all, 2, MPI_UINT64_T, MPI_COMM_WORLD);
+    int peer = (rank + 1) % np;
+    pid_t pid = (pid_t)all[2 * peer + 1];
+    struct iovec w = {&val, sizeof val}, r = {&back, sizeof back};
+    struct iovec rem = {(void *)(uintptr_t)all[2 * peer], sizeof val};
+    int ok = process_vm_writev(pid, &w, 1, &rem, 1, 0) == sizeof val &&
+             process_vm_readv(pid, &r, 1, &rem, 1, 0) == sizeof back &&
+             back == val;
+    MPI_Barrier(MPI_COMM_WORLD); /* mine stays alive until all are done */
+    return agree_sum(!ok) == 0;
+}
+
+static unsigned char pattern(int root, size_t i, unsigned call)
+{
+    return (unsigned char)(i * 131 + (size_t)root * 7 + call * 29 + 1);
+}
+
+/* A backend state of our own around a fresh communicator, as
+ * tcomm_comm_create_mpi makes it (shared memory: NULL on one rank). */
+static tcomm_mpi_state_t make_state(void)
+{
+    tcomm_mpi_state_t st = {0};
+    MPI_Comm_dup(MPI_COMM_WORLD, &st.comm);
+    MPI_Comm_set_errhandler(st.comm, MPI_ERRORS_RETURN);
+    st.rank = rank;
+    st.size = np;
+    ck_assert_int_eq(tcomm_shm_min_create(st.comm, &st.shm_min),
+                     MPI_SUCCESS);
+    return st;
+}
+
+static void free_state(tcomm_mpi_state_t *st)
+{
+    tcomm_shm_min_destroy(st->shm_min);
+    MPI_Comm_free(&st->comm);
+}
+
+/* One tcomm_shm_bcast of bytes from root (MPI_Bcast when it says it did
+ * not apply, as the backend does); returns this rank's wrong bytes, and
+ * *done as the call said. */
+static int bcast_and_check(tcomm_mpi_state_t *st, size_t bytes, int root,
+                           unsigned call, int *done)
+{
+    unsigned char *buf = malloc(bytes + GUARD);
+    int bad = 0;
+    for (size_t i = 0; i < bytes + GUARD; i++)
+        buf[i] = rank == root && i < bytes ? pattern(root, i, call) : 0xa5;
+    ck_assert_int_eq(tcomm_shm_bcast(st, buf, bytes, root, done),
+                     MPI_SUCCESS);
+    if (!*done)
+        MPI_Bcast(buf, (int)bytes, MPI_BYTE, root, st->comm);
+    for (size_t i = 0; i < bytes; i++)
+        bad += buf[i] != pattern(root, i, call);
+    for (size_t i = bytes; i < bytes + GUARD; i++)
+        bad += buf[i] != 0xa5;
+    free(buf);
+    return bad;
+}
+
+/* Every root; sizes below, at and past a cache line, odd ones, big. */
+START_TEST(test_protocol)
+{
+    static const size_t sizes[] = {1, 63, 64, 65, 4099, 65536 + 5,
+                                   (1u << 20) + 13};
+    if (np == 1)
+        return; /* no segment: nothing to share a copy with */
+    tcomm_mpi_state_t st = make_state();
+    int cma = probe_cma(), bad = 0, wrong_done = 0;
+    unsigned call = 0;
+    for (int root = 0; root < np; root++)
+        for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+            int done = -1;
+            bad += bcast_and_check(&st, sizes[k], root, call++, &done);
+            wrong_done += done != cma;
+        }
+    ck_assert_int_eq(agree_sum(bad), 0);
+    ck_assert_int_eq(agree_sum(wrong_done), 0);
+    ck_assert_int_eq(tcomm_mpi_pull_state(st.comm), cma ? PULL_ON : PULL_OFF);
+    free_state(&st);
+}
+END_TEST
+
+/* One rank's copies fail: every rank hears it, the data still arrives
+ * (by MPI_Bcast), and the communicator stays off the single copy. */
+START_TEST(test_fallback)
+{
+    if (np == 1)
+        return;
+    tcomm_mpi_state_t st = make_state();
+    int done = -1, bad;
+    tcomm_mpi_pull_fail_for_test = rank == np - 1;
+    bad = bcast_and_check(&st, 1u << 17, 0, 7, &done);
+    tcomm_mpi_pull_fail_for_test = 0;
+    ck_assert_int_eq(agree_sum(bad), 0);
+    ck_assert_int_eq(agree_sum(done), 0);
+    ck_assert_int_eq(tcomm_mpi_pull_state(st.comm), PULL_OFF);
+    ck_assert(!tcomm_shm_bcast_applies(&st, 1u << 20));
+    free_state(&st);
+}
+END_TEST
+
+/* TCOMM_SINGLE_COPY=0 on one rank turns it off on all of them. */
+START_TEST(test_switch_agreed)
+{
+    tcomm_comm_t *comm;
+    if (rank == 0)
+        setenv("TCOMM_SINGLE_COPY", "0", 1);
+    tcomm_config_reload();
+    ck_assert_int_eq(tcomm_comm_create_mpi(MPI_COMM_WORLD, &comm),
+                     TCOMM_SUCCESS);
+    tcomm_mpi_state_t *st = comm->state;
+    ck_assert_int_eq(agree_sum(tcomm_mpi_pull_state(st->comm) != PULL_OFF),
+                     0);
+    ck_assert_int_eq(agree_sum(tcomm_shm_bcast_applies(st, 1u << 20)), 0);
+    tcomm_comm_destroy(comm);
+    unsetenv("TCOMM_SINGLE_COPY");
+    tcomm_config_reload();
+}
+END_TEST
+
+/* The public call over the sizes around the switch to the shared copy,
+ * checked and not, in place and into another tensor. */
+START_TEST(test_public_broadcast)
+{
+    static const size_t bytes[] = {4, 16384 - 4, 16384, 49152 + 12,
+                                   (1u << 20) + 4};
+    tcomm_device_t host = {TCOMM_DEVICE_HOST, 0};
+    tcomm_graph_t *g;
+    tcomm_comm_t *comm;
+    int bad = 0;
+    ck_assert_int_eq(tcomm_graph_create(host, &g), TCOMM_SUCCESS);
+    ck_assert_int_eq(tcomm_comm_create_mpi(MPI_COMM_WORLD, &comm),
+                     TCOMM_SUCCESS);
+    for (int check = 0; check < 2; check++) {
+        tcomm_comm_set_attr(comm, TCOMM_ATTR_CHECK, check);
+        for (size_t k = 0; k < sizeof bytes / sizeof bytes[0]; k++) {
+            size_t n = bytes[k] / 4, shape[1] = {n};
+            for (int root = 0; root < np; root++)
+                for (int inplace = 0; inplace < 2; inplace++) {
+                    tcomm_tensor_t *in, *out;
+                    tcomm_tensor_empty(g, TCOMM_U32, 1, shape, &in);
+                    tcomm_tensor_empty(g, TCOMM_U32, 1, shape, &out);
+                    uint32_t *a = tcomm_tensor_data(in);
+                    uint32_t *b = tcomm_tensor_data(out);
+                    for (size_t i = 0; i < n; i++) {
+                        a[i] = rank == root ? (uint32_t)(i * 2654435761u +
+                                                         (size_t)root)
+                                            : 0xdeadbeefu;
+                        b[i] = 0x5a5a5a5au;
+                    }
+                    tcomm_tensor_t *dst = inplace ? in : out;
+                    bad += tcomm_broadcast_into(comm, in, root, dst) !=
+                           TCOMM_SUCCESS;
+                    uint32_t *d = tcomm_tensor_data(dst);
+                    for (size_t i = 0; i < n; i++)
+                        bad += d[i] != (uint32_t)(i * 2654435761u +
+                                                  (size_t)root);
+                    tcomm_tensor_release(in);
+                    tcomm_tensor_release(out);
+                }
+        }
+    }
+    ck_assert_int_eq(agree_sum(bad), 0);
+    tcomm_comm_destroy(comm);
+    tcomm_graph_destroy(g);
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+    Suite *s = suite_create("mpi_shm_bcast");
+    TCase *tc = tcase_create("shm_bcast");
+    int any;
+
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &np);
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_protocol);
+    tcase_add_test(tc, test_fallback);
+    tcase_add_test(tc, test_switch_agreed);
+    tcase_add_test(tc, test_public_broadcast);
+    suite_add_tcase(s, tc);
+    any = tcomm_test_run_suite(s, 1);
+    MPI_Finalize();
+    return any ? EXIT_FAILURE : EXIT_SUCCESS;
+}
