@@ -48,8 +48,9 @@ int tcomm_mpi_allgather_dim(const void *in, void *out, tcomm_dtype_t dtype,
  * code. */
 int tcomm_mpi_waitall(size_t n, MPI_Request *req);
 
-/* all_gather along a dim > 0 on comm: MPI messages only from now on,
- * never the single-copy pull (TCOMM_SINGLE_COPY=0). */
+/* comm: MPI messages only from now on, never a single copy by
+ * cross-memory attach (all_gather's pull along a dim > 0, the shared
+ * broadcast copy of src/shm_bcast.c): TCOMM_SINGLE_COPY=0. */
 int tcomm_mpi_pull_off(MPI_Comm comm);
 /* reduce_scatter along a dim > 0: in is [outer][nranks * chunk], out is
  * [outer][chunk], the reduction of columns [rank*chunk, (rank+1)*chunk). */
