@@ -14,11 +14,14 @@
  * (two system calls cost more than the copy).
  *
  * Protocol, per call (seq counts the calls that come here, the same on
- * every rank): every rank publishes its buffer's address on its line of
- * the agreement's shared segment; the root writes into each receiver as
- * its line appears, the receivers read from the root's; then one
- * agreement round (tcomm_shm_min) of a success flag, which no rank
- * leaves before every copy into and out of its buffer is over. If any
+ * every rank): every rank publishes its buffer's address, length and
+ * root on its line of the agreement's shared segment; the root writes
+ * into each receiver as its line appears, the receivers read from the
+ * root's, each only where the line shows the same call; then one
+ * agreement round (tcomm_shm_min) of two flags (copies done, calls
+ * alike), which no rank leaves before every copy into and out of its
+ * buffer is over. Calls that differ (TCOMM_CHECK=0 lets them through) go
+ * to MPI_Bcast, which answers them as it would have. If any
  * rank failed (a kernel or container that refuses cross-memory attach),
  * every rank learns it there, marks the communicator (no more single
  * copies, TCOMM_SINGLE_COPY's state, shared with all_gather's pull) and
@@ -73,32 +76,49 @@ int tcomm_shm_bcast_applies(const tcomm_mpi_state_t *st, size_t bytes)
            tcomm_mpi_pull_state(st->comm) != PULL_OFF;
 }
 
+/* Is peer's note the same call as ours? Without the agreement
+ * (TCOMM_CHECK=0) it may not be: then nothing is copied, so that no
+ * buffer is overrun and no root's input overwritten. */
+static int same_call(const tcomm_shm_note_t *peer, size_t bytes, int root)
+{
+    return peer->bytes == bytes && peer->root == root;
+}
+
 int tcomm_shm_bcast(tcomm_mpi_state_t *st, void *buf, size_t bytes,
                     int root, int *done)
 {
-    uint64_t seq = ++st->bcast_seq, addr;
-    int64_t pid, ok = !tcomm_mpi_pull_fail_for_test;
+    uint64_t seq = ++st->bcast_seq;
+    tcomm_shm_note_t mine = {.addr = (uint64_t)(uintptr_t)buf,
+                             .bytes = bytes, .root = root},
+                     peer;
+    /* [every copy worked, every rank made the same call] */
+    int64_t ok[2] = {!tcomm_mpi_pull_fail_for_test, 1};
     int state = tcomm_mpi_pull_state(st->comm);
     /* the root's share, a multiple of a cache line */
     size_t head = bytes / (size_t)st->size & ~(size_t)63;
 
-    tcomm_shm_publish(st->shm_min, seq, buf);
+    tcomm_shm_publish(st->shm_min, seq, &mine);
     if (st->rank == root) {
         /* in turn from the next rank, as their lines appear */
         for (int k = 1; k < st->size; k++) {
-            int r = (root + k) % st->size;
-            tcomm_shm_peer(st->shm_min, r, seq, &addr, &pid);
-            if (ok && head)
-                ok = move((pid_t)pid, buf, addr, head, 1);
+            tcomm_shm_peer(st->shm_min, (root + k) % st->size, seq, &peer);
+            if (!same_call(&peer, bytes, root))
+                ok[1] = 0;
+            else if (ok[0] && head)
+                ok[0] = move((pid_t)peer.pid, buf, peer.addr, head, 1);
         }
     } else {
-        tcomm_shm_peer(st->shm_min, root, seq, &addr, &pid);
-        if (ok)
-            ok = move((pid_t)pid, (char *)buf + head, addr + head,
-                      bytes - head, 0);
+        tcomm_shm_peer(st->shm_min, root, seq, &peer);
+        if (!same_call(&peer, bytes, root))
+            ok[1] = 0;
+        else if (ok[0])
+            ok[0] = move((pid_t)peer.pid, (char *)buf + head,
+                         peer.addr + head, bytes - head, 0);
     }
-    tcomm_shm_min(st->shm_min, &ok, 1); /* every copy is over after it */
-    *done = ok == 1;
+    tcomm_shm_min(st->shm_min, ok, 2); /* every copy is over after it */
+    *done = ok[0] == 1 && ok[1] == 1;
+    if (ok[1] != 1) /* MPI_Bcast will say what is wrong, as raw MPI would */
+        return MPI_SUCCESS;
     if (state != PULL_ON || !*done)
         return tcomm_mpi_pull_mark(st->comm, *done);
     return MPI_SUCCESS;

@@ -26,8 +26,9 @@
  * it can reach the collective. It also yields the core, for ranks that
  * share cores (--oversubscribe).
  *
- * The segment also holds a line per rank, an address published with a
- * sequence number, for the shared-copy broadcast (src/shm_bcast.c). */
+ * The segment also holds a line per rank, a note on its call published
+ * with a sequence number, for the shared-copy broadcast
+ * (src/shm_bcast.c). */
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -58,9 +59,10 @@ _Static_assert(sizeof(slot_t) <= SLOT_BYTES, "slot fits its lines");
 
 typedef struct {
     _Atomic uint64_t seq;
-    uint64_t addr;
-    int64_t pid;
+    tcomm_shm_note_t note;
 } line_t;
+
+_Static_assert(sizeof(line_t) <= LINE_BYTES, "a line is one cache line");
 
 struct tcomm_shm_min {
     MPI_Comm comm; /* for MPI_Iprobe while waiting */
@@ -185,19 +187,19 @@ void tcomm_shm_min(tcomm_shm_min_t *s, int64_t *values, int count)
     memcpy(values, v, (size_t)count * sizeof *values);
 }
 
-void tcomm_shm_publish(tcomm_shm_min_t *s, uint64_t seq, const void *addr)
+void tcomm_shm_publish(tcomm_shm_min_t *s, uint64_t seq,
+                       const tcomm_shm_note_t *note)
 {
     line_t *mine = line(s, s->rank);
-    mine->addr = (uint64_t)(uintptr_t)addr;
-    mine->pid = (int64_t)getpid();
+    mine->note = *note;
+    mine->note.pid = (int64_t)getpid();
     atomic_store_explicit(&mine->seq, seq, memory_order_release);
 }
 
 void tcomm_shm_peer(tcomm_shm_min_t *s, int rank, uint64_t seq,
-                    uint64_t *addr, int64_t *pid)
+                    tcomm_shm_note_t *note)
 {
     line_t *peer = line(s, rank);
     wait_for(s, &peer->seq, seq);
-    *addr = peer->addr;
-    *pid = peer->pid;
+    *note = peer->note;
 }

@@ -19,9 +19,11 @@
 int tcomm_shm_bcast_applies(const tcomm_mpi_state_t *st, size_t bytes);
 
 /* Collective: buf (the root's data, the receivers' output) of bytes.
- * *done = 0 on every rank when some rank could not copy: then nothing is
- * promised of the receivers' buffers, and the caller broadcasts by MPI
- * (the communicator stays off the single copy from then on). Returns an
+ * *done = 0 on every rank when some rank could not copy (the
+ * communicator stays off the single copy from then on) or when the ranks
+ * disagree on bytes or root (possible with TCOMM_CHECK=0; nothing is
+ * copied between ranks whose calls differ): then nothing is promised of
+ * the receivers' buffers, and the caller broadcasts by MPI. Returns an
  * MPI error code. */
 int tcomm_shm_bcast(tcomm_mpi_state_t *st, void *buf, size_t bytes,
                     int root, int *done);

@@ -23,14 +23,23 @@ void tcomm_shm_min(tcomm_shm_min_t *s, int64_t *values, int count);
 /* Local: never waits for a peer. */
 void tcomm_shm_min_destroy(tcomm_shm_min_t *s);
 
-/* A line per rank on the same segment, for the single-copy broadcast
- * (src/shm_bcast.c). Publish: this rank's addr and pid, then seq (a
- * release store). Peer: waits (with MPI progress, as the rounds do) until
- * rank's line shows seq, then gives its addr and pid. A line is
- * rewritten only by its rank's next publish: the caller's protocol must
- * keep every reader of seq done before then. */
-void tcomm_shm_publish(tcomm_shm_min_t *s, uint64_t seq, const void *addr);
+/* A line per rank on the same segment, for the shared-copy broadcast
+ * (src/shm_bcast.c): what a rank says of its call. */
+typedef struct {
+    uint64_t addr;  /* its buffer */
+    int64_t pid;    /* set by tcomm_shm_publish */
+    uint64_t bytes; /* the buffer's length */
+    int64_t root;
+} tcomm_shm_note_t;
+
+/* Publish: note (with this process's pid), then seq (a release store).
+ * Peer: waits (with MPI progress, as the rounds do) until rank's line
+ * shows seq, then copies its note. A line is rewritten only by its
+ * rank's next publish: the caller's protocol must keep every reader of
+ * seq done before then. */
+void tcomm_shm_publish(tcomm_shm_min_t *s, uint64_t seq,
+                       const tcomm_shm_note_t *note);
 void tcomm_shm_peer(tcomm_shm_min_t *s, int rank, uint64_t seq,
-                    uint64_t *addr, int64_t *pid);
+                    tcomm_shm_note_t *note);
 
 #endif /* TCOMM_SHM_MIN_H */

@@ -3,7 +3,8 @@
  * on 1-4 ranks: the protocol itself at every root and at sizes that do
  * not divide evenly (a receiver's bytes past the message untouched, the
  * root's unchanged), a rank whose copies fail sending every rank back to
- * MPI_Bcast, the TCOMM_SINGLE_COPY switch agreed across ranks, and
+ * MPI_Bcast, calls that differ across ranks (possible unchecked) moving
+ * nothing, the TCOMM_SINGLE_COPY switch agreed across ranks, and
  * tcomm_broadcast_into, checked and unchecked, in place or not, against
  * the values every rank computes itself. Checks are agreed across ranks
  * before ck_assert, so that no rank is left waiting. */
@@ -142,6 +143,44 @@ START_TEST(test_fallback)
 }
 END_TEST
 
+/* Calls that differ (TCOMM_CHECK=0 lets them through): a receiver's
+ * buffer shorter than the root's, or two ranks each the root. Nothing
+ * moves between them, every rank is told, and the communicator keeps the
+ * single copy (a wrong call is not a kernel that refuses). */
+START_TEST(test_calls_differ)
+{
+    if (np == 1)
+        return;
+    tcomm_mpi_state_t st = make_state();
+    int cma = probe_cma(), bad = 0, done = -1;
+    /* rank 0 sends 1 MiB, the others expect 64 KiB */
+    size_t mine = rank == 0 ? 1u << 20 : 1u << 16;
+    unsigned char *buf = malloc(mine + GUARD);
+    memset(buf, rank == 0 ? 0x11 : 0xa5, mine + GUARD);
+    ck_assert_int_eq(tcomm_shm_bcast(&st, buf, mine, 0, &done), MPI_SUCCESS);
+    for (size_t i = 0; i < mine + GUARD; i++)
+        bad += buf[i] != (rank == 0 ? 0x11 : 0xa5);
+    ck_assert_int_eq(agree_sum(bad), 0);
+    ck_assert_int_eq(agree_sum(done), 0);
+    /* ranks 0 and 1 each the root of its own broadcast */
+    memset(buf, 0x20 + rank, mine);
+    done = -1;
+    ck_assert_int_eq(tcomm_shm_bcast(&st, buf, 1u << 16, rank == 1, &done),
+                     MPI_SUCCESS);
+    for (size_t i = 0; i < 1u << 16; i++) /* no input overwritten */
+        bad += rank <= 1 && buf[i] != 0x20 + rank;
+    ck_assert_int_eq(agree_sum(bad), 0);
+    ck_assert_int_eq(agree_sum(done), 0);
+    ck_assert_int_eq(tcomm_mpi_pull_state(st.comm), PULL_UNKNOWN);
+    /* and a right call still takes it */
+    ck_assert_int_eq(agree_sum(bcast_and_check(&st, 1u << 16, 0, 3, &done)),
+                     0);
+    ck_assert_int_eq(agree_sum(done != cma), 0);
+    free(buf);
+    free_state(&st);
+}
+END_TEST
+
 /* TCOMM_SINGLE_COPY=0 on one rank turns it off on all of them. */
 START_TEST(test_switch_agreed)
 {
@@ -221,6 +260,7 @@ int main(int argc, char **argv)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_protocol);
     tcase_add_test(tc, test_fallback);
+    tcase_add_test(tc, test_calls_differ);
     tcase_add_test(tc, test_switch_agreed);
     tcase_add_test(tc, test_public_broadcast);
     suite_add_tcase(s, tc);
