@@ -12,8 +12,10 @@
  * that the strided layout costs nothing extra (numbers in
  * tcomm_mpi_allgather_dim.c).
  *
- * Protocol: MPI_Allgather of (address, pid); every rank reads its peers'
- * inputs; MPI_Allreduce(MIN) of a success flag, which also keeps every
+ * Protocol: MPI_Allgather of (address, pid, PID namespace); every rank
+ * reads its peers' inputs (a pid names the same process only within
+ * one namespace: ranks in containers of their own count as failed
+ * reads); MPI_Allreduce(MIN) of a success flag, which also keeps every
  * input alive and unchanged until all readers are done. If any rank
  * could not read (not the same node after all, a container without
  * ptrace rights, a seccomp filter), every rank learns it from that flag,
@@ -25,6 +27,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -99,6 +102,19 @@ static int node_state(MPI_Comm comm, int *state)
     return set_state(comm, *state);
 }
 
+uint64_t tcomm_pid_namespace_for_test;
+
+uint64_t tcomm_pid_namespace(void)
+{
+    static uint64_t ino; /* 0: not asked yet; 1: no /proc (benign race) */
+    struct stat sb;
+    if (tcomm_pid_namespace_for_test)
+        return tcomm_pid_namespace_for_test;
+    if (!ino)
+        ino = stat("/proc/self/ns/pid", &sb) == 0 ? (uint64_t)sb.st_ino : 1;
+    return ino != 1 ? ino : (uint64_t)getpid() << 32 | 1u;
+}
+
 /* Read rank r's outer rows of rb bytes from its input at remote into
  * out at column byte offset col, rows stride bytes apart. */
 static int pull_rows(pid_t pid, uint64_t remote, char *out, size_t col,
@@ -126,7 +142,7 @@ static int pull_rows(pid_t pid, uint64_t remote, char *out, size_t col,
 int tcomm_ag_pull(const tcomm_ag_plan_t *p, const void *in, void *out,
                   size_t outer, const size_t *seg, MPI_Comm comm, int *done)
 {
-    struct { uint64_t addr; int64_t pid; } me, peers[TCOMM_STACK_RANKS];
+    struct { uint64_t addr, pid, ns; } me, peers[TCOMM_STACK_RANKS];
     int rc, state, ok = 1, all = 0;
     size_t es = p->es, stride = p->total * es;
 
@@ -136,8 +152,9 @@ int tcomm_ag_pull(const tcomm_ag_plan_t *p, const void *in, void *out,
     if ((rc = node_state(comm, &state)) != MPI_SUCCESS || state == PULL_OFF)
         return rc;
     me.addr = (uint64_t)(uintptr_t)in;
-    me.pid = (int64_t)getpid();
-    rc = MPI_Allgather(&me, 2, MPI_UINT64_T, peers, 2, MPI_UINT64_T, comm);
+    me.pid = (uint64_t)getpid();
+    me.ns = tcomm_pid_namespace();
+    rc = MPI_Allgather(&me, 3, MPI_UINT64_T, peers, 3, MPI_UINT64_T, comm);
     if (rc != MPI_SUCCESS)
         return rc;
     tcomm_ag_copy_own(p, in, out, outer, seg);
@@ -145,7 +162,7 @@ int tcomm_ag_pull(const tcomm_ag_plan_t *p, const void *in, void *out,
     for (int k = 1; k < p->nranks && ok; k++) {
         int r = (p->rank + k) % p->nranks;
         if (seg[r] != 0)
-            ok = !tcomm_mpi_pull_fail_for_test &&
+            ok = !tcomm_mpi_pull_fail_for_test && peers[r].ns == me.ns &&
                  pull_rows((pid_t)peers[r].pid, peers[r].addr, out,
                            p->off[r] * es, stride, outer, seg[r] * es);
     }

@@ -92,6 +92,12 @@ enum {
     PULL_OFF      /* not one node, a read failed, or TCOMM_SINGLE_COPY=0 */
 };
 int tcomm_mpi_pull_state(MPI_Comm comm);
+/* This process's PID namespace (the inode of /proc/self/ns/pid): two
+ * ranks' pids name the same processes only where it is equal. Unknown
+ * (no /proc): a value no other process has. */
+uint64_t tcomm_pid_namespace(void);
+/* Tests: nonzero stands for this process's PID namespace. */
+extern uint64_t tcomm_pid_namespace_for_test;
 /* After a single copy that every rank tried (the outcome agreed): ON if
  * all_read, else OFF for good. Local. */
 int tcomm_mpi_pull_mark(MPI_Comm comm, int all_read);

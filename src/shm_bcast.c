@@ -26,7 +26,10 @@
  * every rank learns it there, marks the communicator (no more single
  * copies, TCOMM_SINGLE_COPY's state, shared with all_gather's pull) and
  * the caller redoes the broadcast with MPI_Bcast, which rewrites the
- * receivers' buffers whole. */
+ * receivers' buffers whole. A pid names the same process only within one
+ * PID namespace: a peer in another (a container of its own that shares
+ * /dev/shm) counts as a failed copy, never as a write to whatever process
+ * has that pid here. */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <sys/uio.h>
@@ -105,14 +108,16 @@ int tcomm_shm_bcast(tcomm_mpi_state_t *st, void *buf, size_t bytes,
             if (!same_call(&peer, bytes, root))
                 ok[1] = 0;
             else if (ok[0] && head)
-                ok[0] = move((pid_t)peer.pid, buf, peer.addr, head, 1);
+                ok[0] = peer.ns == tcomm_pid_namespace() &&
+                        move((pid_t)peer.pid, buf, peer.addr, head, 1);
         }
     } else {
         tcomm_shm_peer(st->shm_min, root, seq, &peer);
         if (!same_call(&peer, bytes, root))
             ok[1] = 0;
         else if (ok[0])
-            ok[0] = move((pid_t)peer.pid, (char *)buf + head,
+            ok[0] = peer.ns == tcomm_pid_namespace() &&
+                    move((pid_t)peer.pid, (char *)buf + head,
                          peer.addr + head, bytes - head, 0);
     }
     tcomm_shm_min(st->shm_min, ok, 2); /* every copy is over after it */

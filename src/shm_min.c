@@ -36,6 +36,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "tcomm_mpi_reshape.h"
 #include "tcomm_node_shm.h"
 #include "tcomm_shm_min.h"
 
@@ -193,6 +194,7 @@ void tcomm_shm_publish(tcomm_shm_min_t *s, uint64_t seq,
     line_t *mine = line(s, s->rank);
     mine->note = *note;
     mine->note.pid = (int64_t)getpid();
+    mine->note.ns = tcomm_pid_namespace();
     atomic_store_explicit(&mine->seq, seq, memory_order_release);
 }
 

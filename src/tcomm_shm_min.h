@@ -27,7 +27,8 @@ void tcomm_shm_min_destroy(tcomm_shm_min_t *s);
  * (src/shm_bcast.c): what a rank says of its call. */
 typedef struct {
     uint64_t addr;  /* its buffer */
-    int64_t pid;    /* set by tcomm_shm_publish */
+    int64_t pid;    /* set by tcomm_shm_publish, with ns */
+    uint64_t ns;    /* the PID namespace in which pid means it */
     uint64_t bytes; /* the buffer's length */
     int64_t root;
 } tcomm_shm_note_t;

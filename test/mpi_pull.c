@@ -2,8 +2,9 @@
 /* MPI suite of the single-copy pull behind all_gather along dim > 0
  * (mpi_kernels/tcomm_mpi_pull.c), on 1-4 ranks of one node: the dispatch
  * takes it for big inputs exactly when cross-memory attach works here
- * (probed by the test itself), a rank whose reads fail sends every rank
- * back to MPI messages with a correct result, and the switch of
+ * (probed by the test itself), a rank whose reads fail, or that lives in
+ * another PID namespace, sends every rank back to MPI messages with a
+ * correct result, and the switch of
  * TCOMM_SINGLE_COPY=0 keeps it off. Results are checked element by element; checks are agreed
  * across ranks before ck_assert, so no rank is left waiting. */
 #define _GNU_SOURCE
@@ -110,6 +111,20 @@ START_TEST(test_pull_fallback)
 }
 END_TEST
 
+/* A rank in a PID namespace of its own: nobody reads by its pid (which
+ * names another process here), every rank falls back. */
+START_TEST(test_pull_other_pid_namespace)
+{
+    MPI_Comm c = fresh();
+    tcomm_pid_namespace_for_test = rank == np - 1 ? 12345 : 0;
+    ck_assert_int_eq(agree_sum(gather_and_check(c, 64, 4096), c), 0);
+    tcomm_pid_namespace_for_test = 0;
+    if (np > 1)
+        ck_assert_int_eq(tcomm_mpi_pull_state(c), PULL_OFF);
+    MPI_Comm_free(&c);
+}
+END_TEST
+
 START_TEST(test_pull_switched_off)
 {
     MPI_Comm c = fresh();
@@ -132,6 +147,7 @@ int main(int argc, char **argv)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_pull_taken);
     tcase_add_test(tc, test_pull_fallback);
+    tcase_add_test(tc, test_pull_other_pid_namespace);
     tcase_add_test(tc, test_pull_switched_off);
     suite_add_tcase(s, tc);
     any = tcomm_test_run_suite(s, 1);

@@ -3,7 +3,8 @@
  * on 1-4 ranks: the protocol itself at every root and at sizes that do
  * not divide evenly (a receiver's bytes past the message untouched, the
  * root's unchanged), a rank whose copies fail sending every rank back to
- * MPI_Bcast, calls that differ across ranks (possible unchecked) moving
+ * MPI_Bcast, a rank in another PID namespace doing the same, calls that
+ * differ across ranks (possible unchecked) moving
  * nothing, the TCOMM_SINGLE_COPY switch agreed across ranks, and
  * tcomm_broadcast_into, checked and unchecked, in place or not, against
  * the values every rank computes itself. Checks are agreed across ranks
@@ -143,6 +144,25 @@ START_TEST(test_fallback)
 }
 END_TEST
 
+/* A rank in a PID namespace of its own (a container sharing /dev/shm):
+ * its pid means another process here, so nobody copies by it; every
+ * rank falls back, as when the kernel refuses. */
+START_TEST(test_other_pid_namespace)
+{
+    if (np == 1)
+        return;
+    tcomm_mpi_state_t st = make_state();
+    int done = -1, bad;
+    tcomm_pid_namespace_for_test = rank == np - 1 ? 12345 : 0;
+    bad = bcast_and_check(&st, 1u << 17, np - 1, 9, &done);
+    tcomm_pid_namespace_for_test = 0;
+    ck_assert_int_eq(agree_sum(bad), 0);
+    ck_assert_int_eq(agree_sum(done), 0);
+    ck_assert_int_eq(tcomm_mpi_pull_state(st.comm), PULL_OFF);
+    free_state(&st);
+}
+END_TEST
+
 /* Calls that differ (TCOMM_CHECK=0 lets them through): a receiver's
  * buffer shorter than the root's, or two ranks each the root. Nothing
  * moves between them, every rank is told, and the communicator keeps the
@@ -260,6 +280,7 @@ int main(int argc, char **argv)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_protocol);
     tcase_add_test(tc, test_fallback);
+    tcase_add_test(tc, test_other_pid_namespace);
     tcase_add_test(tc, test_calls_differ);
     tcase_add_test(tc, test_switch_agreed);
     tcase_add_test(tc, test_public_broadcast);
