@@ -125,41 +125,47 @@ START_TEST(test_protocol)
 }
 END_TEST
 
-/* One rank's copies fail: every rank hears it, the data still arrives
- * (by MPI_Bcast), and the communicator stays off the single copy. */
-START_TEST(test_fallback)
+/* The last rank cannot copy (set by spoil); a broadcast from root: every
+ * rank hears it, the data still arrives (by MPI_Bcast), and the
+ * communicator stays off the single copy. */
+static void expect_fallback(void (*spoil)(int on), int root)
 {
     if (np == 1)
         return;
     tcomm_mpi_state_t st = make_state();
     int done = -1, bad;
-    tcomm_mpi_pull_fail_for_test = rank == np - 1;
-    bad = bcast_and_check(&st, 1u << 17, 0, 7, &done);
-    tcomm_mpi_pull_fail_for_test = 0;
+    spoil(rank == np - 1);
+    bad = bcast_and_check(&st, 1u << 17, root, 7, &done);
+    spoil(0);
     ck_assert_int_eq(agree_sum(bad), 0);
     ck_assert_int_eq(agree_sum(done), 0);
     ck_assert_int_eq(tcomm_mpi_pull_state(st.comm), PULL_OFF);
     ck_assert(!tcomm_shm_bcast_applies(&st, 1u << 20));
     free_state(&st);
 }
+
+/* as if the kernel refused cross-memory attach */
+static void refuse_copies(int on)
+{
+    tcomm_mpi_pull_fail_for_test = on;
+}
+
+/* as in a container of its own that shares /dev/shm: its pid names
+ * another process here, so nobody may copy by it */
+static void own_pid_namespace(int on)
+{
+    tcomm_pid_namespace_for_test = on ? 12345 : 0;
+}
+
+START_TEST(test_fallback)
+{
+    expect_fallback(refuse_copies, 0);
+}
 END_TEST
 
-/* A rank in a PID namespace of its own (a container sharing /dev/shm):
- * its pid means another process here, so nobody copies by it; every
- * rank falls back, as when the kernel refuses. */
 START_TEST(test_other_pid_namespace)
 {
-    if (np == 1)
-        return;
-    tcomm_mpi_state_t st = make_state();
-    int done = -1, bad;
-    tcomm_pid_namespace_for_test = rank == np - 1 ? 12345 : 0;
-    bad = bcast_and_check(&st, 1u << 17, np - 1, 9, &done);
-    tcomm_pid_namespace_for_test = 0;
-    ck_assert_int_eq(agree_sum(bad), 0);
-    ck_assert_int_eq(agree_sum(done), 0);
-    ck_assert_int_eq(tcomm_mpi_pull_state(st.comm), PULL_OFF);
-    free_state(&st);
+    expect_fallback(own_pid_namespace, np - 1);
 }
 END_TEST
 
