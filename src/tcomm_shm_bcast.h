@@ -9,7 +9,7 @@
 #include "tcomm_backend_mpi.h"
 
 /* Bytes per receiver from which the shared copy is used. On 2 ranks here
- * it takes 0.84x MPI_Bcast's time at 16 KiB and 0.5-0.65x from 64 KiB;
+ * it takes 0.84x MPI_Bcast's time at 16 KiB and 0.47-0.76x from 64 KiB;
  * a few KiB are too short to pay for the system calls and hand-offs
  * (0.95x at 4 KiB in a prototype of the protocol). */
 #define TCOMM_SHM_BCAST_MIN ((size_t)16384)
