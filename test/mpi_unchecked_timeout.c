@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tcomm_backend_mpi.h"
 #include "tcomm_config.h"
 #include "tcomm_mpi.h"
 #include "mpi_suite.h"
@@ -63,6 +64,11 @@ static tcomm_comm_t *fresh_comm(void)
     tcomm_comm_info_t info;
     tcomm_comm_info(c, &info);
     ck_assert_int_eq(info.world_size, nranks);
+    /* errors come back as codes on the communicator tcomm keeps */
+    MPI_Errhandler eh;
+    MPI_Comm_get_errhandler(((tcomm_mpi_state_t *)c->state)->comm, &eh);
+    ck_assert(eh == MPI_ERRORS_RETURN);
+    MPI_Errhandler_free(&eh);
     return c;
 }
 
