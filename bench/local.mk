@@ -73,3 +73,11 @@ EXTRA_DIST += scripts/bench-sweep.sh scripts/bench-summary.sh bench/plot.gp \
 	doc/performance/allgather.png doc/performance/reduce_scatter.png \
 	doc/performance/bcast.png doc/performance/barrier.png \
 	test/bench_options.sh test/bench_validate.sh test/bench_lib.sh
+
+# The candidates of the reshaping collectives against raw MPI (not
+# installed): mpirun -np 2 bench/reshape_candidates. The ones the library
+# does not take live here (bench/allgather_candidates.c).
+noinst_PROGRAMS += bench/reshape_candidates
+bench_reshape_candidates_SOURCES = bench/reshape_candidates.c \
+	bench/allgather_candidates.c bench/allgather_candidates.h
+bench_reshape_candidates_LDADD = libtcomm_internal.la

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "tcomm_mpi_kernels.h"
-#include "tcomm_mpi_reshape.h"
+#include "allgather_candidates.h"
 
 typedef int (*ag_fn)(const void *, void *, tcomm_dtype_t, size_t,
                      const size_t *, MPI_Comm);

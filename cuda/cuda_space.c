@@ -240,6 +240,7 @@ const tcomm_memspace_t tcomm_memspace_cuda = {
     .name = "cuda",
     .is_host = 0,
     .mpi_direct = 1,
+    .open = tcomm_cuda_space_open,
     .alloc = cuda_alloc,
     .free = cuda_free,
     .to_host = cuda_copy,

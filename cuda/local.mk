@@ -1,18 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# Device tensors: the memory spaces (sim always, cuda when configured), the
-# device path of the MPI backend, the CUDA-aware probe, and their tests.
-
-libtcomm_internal_la_SOURCES += \
-	src/tcomm_sim.h \
-	src/device_space.c \
-	src/memspace_sim.c \
-	src/cuda_aware_probe.c \
-	src/device_path.h \
-	src/device_path.c \
-	src/device_path_direct.c \
-	src/device_path_fold.c \
-	src/device_path_staged.c \
-	src/device_path_staged_ops.c
+# cuda/: the CUDA memory space and kernels (when configured). Their tests
+# are in test/device.mk.
 
 EXTRA_DIST += cuda/nvcc-libtool.sh cuda/check-configure.sh \
 	test/gpu/run.sh
@@ -34,7 +22,6 @@ cuda_libtcomm_cuda_la_SOURCES = \
 cuda_libtcomm_cuda_la_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CPPFLAGS)
 cuda_libtcomm_cuda_la_LIBADD = cuda/reduce_kernels.lo \
 	cuda/reshape_kernels.lo $(CUDA_LIBS)
-EXTRA_DIST += cuda/reduce_kernels.cu cuda/reshape_kernels.cu
 libtcomm_internal_la_LIBADD += cuda/libtcomm_cuda.la
 
 # nvcc through libtool (cuda/nvcc-libtool.sh turns -fPIC into
@@ -55,38 +42,4 @@ cuda/%.lo: cuda/%.cu $(tcomm_cu_deps)
 	$(DEFAULT_INCLUDES) $(AM_CPPFLAGS) \
 	$(NVCCFLAGS) -c -o $@ $<
 CLEANFILES += cuda/*.lo cuda/*.o
-
-# GPU tests: exit 77 (skip) without a GPU; test/gpu/run.sh runs them on one.
-check_PROGRAMS += test/gpu/gpu_kernels test/gpu/gpu_collectives
-test_gpu_gpu_kernels_SOURCES = test/gpu/gpu_kernels.c test/gpu/gpu_util.h
-test_gpu_gpu_kernels_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CPPFLAGS)
-test_gpu_gpu_kernels_LDADD = libtcomm_internal.la
-test_gpu_gpu_collectives_SOURCES = test/gpu/gpu_collectives.c \
-	test/gpu/gpu_util.h test/mpi_device_ref.c test/mpi_device_ref.h
-test_gpu_gpu_collectives_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CPPFLAGS) \
-	-I$(top_srcdir)/test
-test_gpu_gpu_collectives_LDADD = libtcomm_internal.la
-TESTS += test/gpu/gpu_kernels \
-	test/gpu/gpu_collectives-np1.mpitest \
-	test/gpu/gpu_collectives-np2.mpitest
 endif
-
-# Tests on CPUs: the kernels' helpers against the host kernels, the sim
-# space and the CUDA-graph errors, the collectives on sim graphs (staged
-# and direct path) at 1-4 ranks, and configure's --with-cuda errors.
-check_PROGRAMS += test/check_device_kernels test/check_device_space \
-	test/mpi_device
-test_check_device_kernels_SOURCES = test/check_device_kernels.c
-test_check_device_kernels_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-test_check_device_kernels_LDADD = libtcomm_internal.la $(CHECK_LIBS)
-test_check_device_space_SOURCES = test/check_device_space.c
-test_check_device_space_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-test_check_device_space_LDADD = libtcomm_internal.la $(CHECK_LIBS)
-test_mpi_device_SOURCES = test/mpi_device.c test/mpi_device_ref.c \
-	test/mpi_device_ref.h
-test_mpi_device_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-test_mpi_device_LDADD = libtcomm_internal.la $(CHECK_LIBS)
-TESTS += test/check_device_kernels test/check_device_space \
-	test/mpi_device-np1.mpitest test/mpi_device-np2.mpitest \
-	test/mpi_device-np3.mpitest test/mpi_device-np4.mpitest \
-	cuda/check-configure.sh

@@ -28,7 +28,7 @@ for o in $opts $vars; do has "$ref" "\`$o"; n=$((n + 1)); done
 echo "configure: $n options and variables checked"
 
 # settings: the table as tcomm_info prints it
-info=$("$build/src/tcomm_info" 2>&1) || { echo "$info"; exit 1; }
+info=$("$build/src/tools/tcomm_info" 2>&1) || { echo "$info"; exit 1; }
 settings=$(echo "$info" | sed -n 's/^  \(TCOMM_[A-Z0-9_]*\) *=.*/\1/p')
 [ -n "$settings" ] || { echo "tcomm_info printed no settings"; exit 1; }
 for s in $settings; do

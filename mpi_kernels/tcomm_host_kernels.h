@@ -46,18 +46,5 @@ size_t tcomm_host_half_fast(tcomm_dtype_t dtype, tcomm_op_t op,
                             size_t n);
 extern int tcomm_host_use_simd;
 
-/* Bytes per element of a dtype, 0 if invalid: the same answer as
- * tcomm_dtype_size(), kept here so that mpi_kernels/ needs nothing of
- * src/. */
-static inline size_t tcomm_kernel_elsize(tcomm_dtype_t dtype)
-{
-    switch (dtype) {
-    case TCOMM_U8: case TCOMM_I8: return 1;
-    case TCOMM_F16: case TCOMM_BF16: return 2;
-    case TCOMM_I32: case TCOMM_U32: case TCOMM_F32: return 4;
-    case TCOMM_I64: case TCOMM_F64: return 8;
-    }
-    return 0;
-}
 
 #endif /* TCOMM_HOST_KERNELS_H */

@@ -40,22 +40,15 @@ int tcomm_mpi_reduce_scatter_block(const void *sendbuf, void *recvbuf,
                                    size_t count, tcomm_dtype_t dtype,
                                    MPI_Op op, MPI_Comm comm);
 
-/* all_gather along a dim > 0: in is [outer][seg[rank]], out is
- * [outer][sum(seg)], rank r's rows at column sum(seg[0..r)). */
-int tcomm_mpi_allgather_dim(const void *in, void *out, tcomm_dtype_t dtype,
-                            size_t outer, const size_t *seg, MPI_Comm comm);
 /* MPI_Waitall of n requests; on failure the failed request's own error
  * code. */
 int tcomm_mpi_waitall(size_t n, MPI_Request *req);
 
-/* comm: MPI messages only from now on, never a single copy by
- * cross-memory attach (all_gather's pull along a dim > 0, the shared
- * broadcast copy of src/shm_bcast.c): TCOMM_SINGLE_COPY=0. */
-int tcomm_mpi_pull_off(MPI_Comm comm);
-/* reduce_scatter along a dim > 0: in is [outer][nranks * chunk], out is
- * [outer][chunk], the reduction of columns [rank*chunk, (rank+1)*chunk). */
-int tcomm_mpi_reduce_scatter_dim(const void *in, void *out,
-                                 tcomm_dtype_t dtype, MPI_Op op,
-                                 size_t outer, size_t chunk, MPI_Comm comm);
+/* Map an MPI error code to TCOMM_ERR_MPI with MPI's error string and the
+ * call text; returns TCOMM_SUCCESS for MPI_SUCCESS. */
+tcomm_status_t tcomm_mpi_status(int mpi_rc, const char *call,
+                                const char *file, int line);
+#define TCOMM_MPI_CHECK(call)                                               \
+    TCOMM_TRY(tcomm_mpi_status((call), #call, __FILE__, __LINE__))
 
 #endif /* TCOMM_MPI_KERNELS_H */

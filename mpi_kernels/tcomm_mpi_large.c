@@ -41,7 +41,7 @@ int tcomm_mpi_allreduce(const void *sendbuf, void *recvbuf, size_t count,
                         tcomm_dtype_t dtype, MPI_Op op, MPI_Comm comm)
 {
     MPI_Datatype type = tcomm_mpi_datatype(dtype);
-    size_t lim = count_limit(), es = tcomm_kernel_elsize(dtype), off, p;
+    size_t lim = count_limit(), es = tcomm_dtype_size(dtype), off, p;
     int rc = MPI_SUCCESS;
 
     if (type == MPI_DATATYPE_NULL)
@@ -68,7 +68,7 @@ int tcomm_mpi_bcast(void *buf, size_t count, tcomm_dtype_t dtype, int root,
                     MPI_Comm comm)
 {
     MPI_Datatype type = tcomm_mpi_datatype(dtype);
-    size_t lim = count_limit(), es = tcomm_kernel_elsize(dtype), off, p;
+    size_t lim = count_limit(), es = tcomm_dtype_size(dtype), off, p;
     int rc = MPI_SUCCESS;
 
     if (type == MPI_DATATYPE_NULL)
@@ -143,7 +143,7 @@ int tcomm_mpi_allgatherv(const void *sendbuf, size_t sendcount,
                          MPI_Comm comm)
 {
     MPI_Datatype type = tcomm_mpi_datatype(dtype);
-    size_t lim = count_limit(), es = tcomm_kernel_elsize(dtype);
+    size_t lim = count_limit(), es = tcomm_dtype_size(dtype);
     int nranks, rank, rc, r, fits = 1, regular = 1;
 
     if (type == MPI_DATATYPE_NULL)
@@ -185,7 +185,7 @@ int tcomm_mpi_reduce_scatter_block(const void *sendbuf, void *recvbuf,
                                    MPI_Op op, MPI_Comm comm)
 {
     MPI_Datatype type = tcomm_mpi_datatype(dtype);
-    size_t lim = count_limit(), es = tcomm_kernel_elsize(dtype), off, p;
+    size_t lim = count_limit(), es = tcomm_dtype_size(dtype), off, p;
     int nranks, rank, rc, r;
 
     if (type == MPI_DATATYPE_NULL)

@@ -204,7 +204,7 @@ static void fill(tcomm_dtype_t t, void *p, size_t n)
 {
     static const double special[] = {NAN, INFINITY, -INFINITY, 0.0, -0.0,
                                      1e-41, 6e-8, 1e-300, 65504, 3e38};
-    size_t es = tcomm_kernel_elsize(t);
+    size_t es = tcomm_dtype_size(t);
     for (size_t i = 0; i < n; i++) {
         uint64_t r = (uint64_t)rnd() << 32 | rnd();
         double v = ((double)(int32_t)rnd()) / (1 << (rnd() % 24));
@@ -224,7 +224,7 @@ static void fill(tcomm_dtype_t t, void *p, size_t n)
 static void check_op(tcomm_dtype_t t, tcomm_op_t op, const void *a,
                      const void *b, const void *got, size_t n)
 {
-    size_t es = tcomm_kernel_elsize(t);
+    size_t es = tcomm_dtype_size(t);
     for (size_t i = 0; i < n; i++) {
         if (!is_float(t)) {
             uint64_t x = ldu(es, a, i), y = ldu(es, b, i), r;
@@ -239,7 +239,7 @@ static void check_op(tcomm_dtype_t t, tcomm_op_t op, const void *a,
             default: r = x + y; break;
             }
             ck_assert_msg((r & mask) == ldu(es, got, i), "%s %s [%zu]",
-                          tcomm_kernel_elsize(t) ? "int" : "", "op", i);
+                          tcomm_dtype_size(t) ? "int" : "", "op", i);
             continue;
         }
         double x = ld(t, a, i), y = ld(t, b, i), r, g = ld(t, got, i);
@@ -271,7 +271,7 @@ static void run_elementwise(int simd)
     static char a[N * 8 + 8], b[N * 8 + 8], acc[N * 8 + 8], out[N * 8 + 8];
     tcomm_host_use_simd = simd;
     for (int t = 0; t < TCOMM_DTYPE_COUNT; t++) {
-        size_t es = tcomm_kernel_elsize((tcomm_dtype_t)t);
+        size_t es = tcomm_dtype_size((tcomm_dtype_t)t);
         for (int op = 0; op < TCOMM_OP_COUNT; op++) {
             /* misaligned by one element, odd length */
             char *pa = a + es, *pb = b + es, *pc = acc + es;

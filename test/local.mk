@@ -25,6 +25,10 @@ EXTRA_DIST += test/tcomm-info-check.sh
 
 # Cross-rank safety: errors, mismatches, timeout, determinism.
 include test/local_safety.mk
+# The kernels and algorithms, device tensors, the other backends.
+include test/kernels.mk
+include test/device.mk
+include test/backends.mk
 
 # The exported dynamic symbols are exactly the public API.
 TESTS += test/symbols-check.sh

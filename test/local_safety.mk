@@ -1,11 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# Cross-rank safety (issue 3): the timeout layer of the MPI backend and
-# its MPI suites, run under mpirun (test/NAME-npN.mpitest) with a
-# timeout, so that a hang fails the test.
-libtcomm_internal_la_SOURCES += src/timeout.c src/tcomm_timeout.h \
-	src/node_shm.c src/tcomm_node_shm.h src/shm_min.c src/tcomm_shm_min.h \
-	src/shm_bcast.c src/tcomm_shm_bcast.h
-
+# Cross-rank safety (issue 3): the MPI suites of the agreement, the
+# timeout layer and one node's shared memory, run under mpirun
+# (test/NAME-npN.mpitest) with a timeout, so that a hang fails the test.
 SAFETY_TEST_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 SAFETY_TEST_LDADD = libtcomm_internal.la $(CHECK_LIBS)
 

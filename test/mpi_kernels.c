@@ -17,7 +17,7 @@
 #include "tcomm_half.h"
 #include "tcomm_host_kernels.h"
 #include "tcomm_mpi_kernels.h"
-#include "tcomm_mpi_reshape.h"
+#include "allgather_candidates.h"
 #include "mpi_suite.h"
 
 static int rank, np;
@@ -62,7 +62,7 @@ static void gen(tcomm_dtype_t t, tcomm_op_t op, int r, size_t i, void *dst)
 static void gen_all(tcomm_dtype_t t, tcomm_op_t op, int r, size_t off,
                     size_t n, void *dst)
 {
-    size_t es = tcomm_kernel_elsize(t);
+    size_t es = tcomm_dtype_size(t);
     for (size_t i = 0; i < n; i++)
         gen(t, op, r, off + i, (char *)dst + i * es);
 }
@@ -90,13 +90,13 @@ static int same(tcomm_dtype_t t, const void *a, const void *b)
     default:
         break;
     }
-    return memcmp(a, b, tcomm_kernel_elsize(t)) == 0;
+    return memcmp(a, b, tcomm_dtype_size(t)) == 0;
 }
 
 static int count_bad(tcomm_dtype_t t, const void *want, const void *got,
                      size_t n)
 {
-    size_t es = tcomm_kernel_elsize(t);
+    size_t es = tcomm_dtype_size(t);
     int bad = 0;
     for (size_t i = 0; i < n; i++)
         bad += !same(t, (const char *)want + i * es,
@@ -143,7 +143,7 @@ START_TEST(test_allreduce)
     for (int d = 0; d < NDT; d++) {
         for (int op = 0; op < TCOMM_OP_COUNT; op++) {
             tcomm_dtype_t t = dtypes[d];
-            size_t es = tcomm_kernel_elsize(t);
+            size_t es = tcomm_dtype_size(t);
             MPI_Op mop;
             ck_assert_int_eq(tcomm_mpi_op(t, (tcomm_op_t)op, &mop),
                              MPI_SUCCESS);
@@ -219,7 +219,7 @@ START_TEST(test_reduce_scatter_block)
     for (int d = 0; d < 5; d++) {
         for (int op = 0; op < TCOMM_OP_COUNT; op++) {
             tcomm_dtype_t t = ts[d];
-            size_t es = tcomm_kernel_elsize(t);
+            size_t es = tcomm_dtype_size(t);
             MPI_Op mop;
             tcomm_mpi_op(t, (tcomm_op_t)op, &mop);
             gen_all(t, (tcomm_op_t)op, rank, 0, (size_t)np * n, in);
@@ -256,7 +256,7 @@ START_TEST(test_allgather_dim)
     set_limit(_i);
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         tcomm_dtype_t t = cases[c].t;
-        size_t es = tcomm_kernel_elsize(t), outer = cases[c].outer;
+        size_t es = tcomm_dtype_size(t), outer = cases[c].outer;
         size_t seg[8] = {0}, off[9] = {0};
         for (int r = 0; r < np; r++) {
             seg[r] = r == 1 ? 0 : cases[c].base + (size_t)r * 3;
@@ -306,7 +306,7 @@ START_TEST(test_reduce_scatter_dim)
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         tcomm_dtype_t t = cases[c].t;
         tcomm_op_t op = cases[c].op;
-        size_t es = tcomm_kernel_elsize(t), outer = cases[c].outer;
+        size_t es = tcomm_dtype_size(t), outer = cases[c].outer;
         size_t chunk = cases[c].chunk, width = (size_t)np * chunk;
         char *in = malloc(outer * width * es + 1);
         char *out = malloc(outer * chunk * es + 1);

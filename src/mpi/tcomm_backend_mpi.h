@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "tcomm_internal.h"
+#include "tcomm_mpi_kernels.h"
 
 typedef struct tcomm_mpi_state {
     MPI_Comm comm;      /* our duplicate, MPI_ERRORS_RETURN */
@@ -23,12 +24,19 @@ typedef struct tcomm_mpi_state {
 
 extern const tcomm_backend_ops_t tcomm_backend_mpi;
 
-/* Map an MPI error code to TCOMM_ERR_MPI with MPI's error string and the
- * call text; returns TCOMM_SUCCESS for MPI_SUCCESS. */
-tcomm_status_t tcomm_mpi_status(int mpi_rc, const char *call,
-                                const char *file, int line);
-#define TCOMM_MPI_CHECK(call)                                               \
-    TCOMM_TRY(tcomm_mpi_status((call), #call, __FILE__, __LINE__))
+/* The host collectives (src/mpi/mpi_collectives.c): the backend ops'
+ * contract, on host tensors. */
+tcomm_status_t tcomm_mpi_all_reduce(void *state, const tcomm_tensor_t *in,
+                                    tcomm_op_t op, tcomm_tensor_t *out);
+tcomm_status_t tcomm_mpi_all_gather(void *state, const tcomm_tensor_t *in,
+                                    int dim, const size_t *sizes,
+                                    tcomm_tensor_t *out);
+tcomm_status_t tcomm_mpi_reduce_scatter(void *state,
+                                        const tcomm_tensor_t *in,
+                                        tcomm_op_t op, int dim,
+                                        tcomm_tensor_t *out);
+tcomm_status_t tcomm_mpi_broadcast(void *state, const tcomm_tensor_t *in,
+                                   int root, tcomm_tensor_t *out);
 
 /* TCOMM_ERR_INVALID_ARG naming fn unless MPI is initialized and not
  * finalized (the MPI-based communicator constructors). */
@@ -41,7 +49,7 @@ tcomm_status_t tcomm_mpi_check_intra(const char *fn, MPI_Comm mpi_comm);
 int tcomm_mpi_probe_cuda_aware(MPI_Comm comm);
 
 /* Deterministic reductions (TCOMM_DETERMINISTIC): the left fold in rank
- * order, bitwise identical on every rank at every size (src/ordered.c).
+ * order, bitwise identical on every rank at every size (src/mpi/ordered.c).
  * AVG folds as SUM; the caller divides. */
 tcomm_status_t tcomm_mpi_all_reduce_ordered(tcomm_mpi_state_t *st,
                                             const tcomm_tensor_t *in,
@@ -53,7 +61,7 @@ tcomm_status_t tcomm_mpi_reduce_scatter_ordered(tcomm_mpi_state_t *st,
                                                 tcomm_tensor_t *out);
 
 /* Collectives on tensors whose graph is not host memory (cuda, sim):
- * src/device_path.c. Same contract as the backend ops. */
+ * src/mpi/device/device_path.c. Same contract as the backend ops. */
 tcomm_status_t tcomm_device_all_reduce(tcomm_mpi_state_t *st,
                                        const tcomm_tensor_t *in,
                                        tcomm_op_t op, tcomm_tensor_t *out);

@@ -19,7 +19,9 @@ tcomm_status_t tcomm_device_space_open(tcomm_device_t device,
                            "device kind with its own memory (use "
                            "TCOMM_DEVICE_CUDA)", (int)device.kind);
 #ifdef TCOMM_HAVE_CUDA
-    TCOMM_TRY(tcomm_cuda_space_open(device.index, ctx));
+    /* through the table: cuda/ plugs into this seam, core calls nothing
+     * of it by name */
+    TCOMM_TRY(tcomm_memspace_cuda.open(device.index, ctx));
     *space = &tcomm_memspace_cuda;
     return TCOMM_SUCCESS;
 #else

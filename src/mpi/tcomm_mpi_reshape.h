@@ -1,42 +1,30 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Internal: the candidate algorithms behind tcomm_mpi_allgather_dim and
- * tcomm_mpi_reduce_scatter_dim, exposed for bench/reshape_candidates.c
- * and the tests. Arguments as in tcomm_mpi_kernels.h. */
+/* Internal: the algorithms behind tcomm_mpi_allgather_dim and
+ * tcomm_mpi_reduce_scatter_dim (src/mpi/), exposed for the candidates
+ * that bench/reshape_candidates.c times and the tests. Arguments as in
+ * tcomm_mpi_kernels.h. */
 #ifndef TCOMM_MPI_RESHAPE_H
 #define TCOMM_MPI_RESHAPE_H
 
 #include <stddef.h>
 
 #include "tcomm_mpi_kernels.h"
+#include "tcomm_pull.h"
+
+/* all_gather along a dim > 0: in is [outer][seg[rank]], out is
+ * [outer][sum(seg)], rank r's rows at column sum(seg[0..r)). */
+int tcomm_mpi_allgather_dim(const void *in, void *out, tcomm_dtype_t dtype,
+                            size_t outer, const size_t *seg, MPI_Comm comm);
+/* reduce_scatter along a dim > 0: in is [outer][nranks * chunk], out is
+ * [outer][chunk], the reduction of columns [rank*chunk, (rank+1)*chunk). */
+int tcomm_mpi_reduce_scatter_dim(const void *in, void *out,
+                                 tcomm_dtype_t dtype, MPI_Op op,
+                                 size_t outer, size_t chunk, MPI_Comm comm);
 
 /* (a) MPI_Allgatherv into a rank-major temporary, then gather_unpack. */
 int tcomm_mpi_allgather_dim_tmp(const void *in, void *out,
                                 tcomm_dtype_t dtype, size_t outer,
                                 const size_t *seg, MPI_Comm comm);
-/* (b) MPI_Alltoallw, a vector receive type per peer, landing in place. */
-int tcomm_mpi_allgather_dim_alltoallw(const void *in, void *out,
-                                      tcomm_dtype_t dtype, size_t outer,
-                                      const size_t *seg, MPI_Comm comm);
-/* (c) one Isend/Irecv per row and peer, landing in place. */
-int tcomm_mpi_allgather_dim_rows(const void *in, void *out,
-                                 tcomm_dtype_t dtype, size_t outer,
-                                 const size_t *seg, MPI_Comm comm);
-/* (c') one Isend/Irecv per peer, a vector receive type, in place. */
-int tcomm_mpi_allgather_dim_vec(const void *in, void *out,
-                                tcomm_dtype_t dtype, size_t outer,
-                                const size_t *seg, MPI_Comm comm);
-/* (d) (a) in pipelined groups of rows: unpack of group k overlaps the
- * transfer of group k + 1 (MPI_Iallgatherv). */
-int tcomm_mpi_allgather_dim_pipe(const void *in, void *out,
-                                 tcomm_dtype_t dtype, size_t outer,
-                                 const size_t *seg, MPI_Comm comm);
-
-/* (e) on one node: each rank pulls the peers' rows into place
- * (process_vm_readv); elsewhere, or where the kernel refuses, (c'). */
-int tcomm_mpi_allgather_dim_pull(const void *in, void *out,
-                                 tcomm_dtype_t dtype, size_t outer,
-                                 const size_t *seg, MPI_Comm comm);
-
 /* scatter_pack into a rank-major temporary + MPI_Reduce_scatter_block. */
 int tcomm_mpi_reduce_scatter_dim_pack(const void *in, void *out,
                                       tcomm_dtype_t dtype, MPI_Op op,
@@ -77,29 +65,9 @@ int tcomm_ag_rows_type(const tcomm_ag_plan_t *p, MPI_Datatype base,
 /* do the derived-datatype paths' int arguments fit? */
 int tcomm_ag_fits_int(const tcomm_ag_plan_t *p, size_t outer);
 
-/* The pull (tcomm_mpi_pull.c). *done = 0 when it did not apply (off, not
+/* The pull (allgather_pull.c). *done = 0 when it did not apply (off, not
  * one node, or some rank could not read): then out must be written by
  * another path. Collective; the same *done on every rank. */
 int tcomm_ag_pull(const tcomm_ag_plan_t *p, const void *in, void *out,
                   size_t outer, const size_t *seg, MPI_Comm comm, int *done);
-/* Tests: nonzero makes this rank's reads fail, as if the kernel refused. */
-extern int tcomm_mpi_pull_fail_for_test;
-/* What the pull knows of comm, kept as the value of an attribute. */
-enum {
-    PULL_UNKNOWN, /* not asked yet */
-    PULL_TRY,     /* one node, no read tried yet */
-    PULL_ON,      /* in use */
-    PULL_OFF      /* not one node, a read failed, or TCOMM_SINGLE_COPY=0 */
-};
-int tcomm_mpi_pull_state(MPI_Comm comm);
-/* This process's PID namespace (the inode of /proc/self/ns/pid): two
- * ranks' pids name the same processes only where it is equal. Unknown
- * (no /proc): a value no other process has. */
-uint64_t tcomm_pid_namespace(void);
-/* Tests: nonzero stands for this process's PID namespace. */
-extern uint64_t tcomm_pid_namespace_for_test;
-/* After a single copy that every rank tried (the outcome agreed): ON if
- * all_read, else OFF for good. Local. */
-int tcomm_mpi_pull_mark(MPI_Comm comm, int all_read);
-
 #endif /* TCOMM_MPI_RESHAPE_H */

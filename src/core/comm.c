@@ -61,16 +61,6 @@ tcomm_status_t tcomm_comm_create_custom(const tcomm_backend_ops_t *ops,
     return tcomm_comm_wrap_backend(ops, state, comm);
 }
 
-tcomm_status_t tcomm_comm_create_identity(tcomm_comm_t **comm)
-{
-    tcomm_error_clear();
-    if (!comm)
-        return tcomm_error(TCOMM_ERR_INVALID_ARG,
-                           "tcomm_comm_create_identity: comm is NULL (pass "
-                           "the address of a tcomm_comm_t pointer)");
-    return tcomm_comm_wrap_backend(&tcomm_backend_identity, NULL, comm);
-}
-
 tcomm_status_t tcomm_comm_info(const tcomm_comm_t *comm,
                                tcomm_comm_info_t *info)
 {

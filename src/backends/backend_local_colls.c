@@ -64,7 +64,7 @@ static tcomm_status_t stage_out(tcomm_status_t st, tcomm_tensor_t *out,
 static void fold(const tcomm_local_world_t *w, tcomm_dtype_t dtype,
                  tcomm_op_t op, void *dst, size_t at, size_t n)
 {
-    size_t es = tcomm_kernel_elsize(dtype);
+    size_t es = tcomm_dtype_size(dtype);
     if (n == 0)
         return;
     memcpy(dst, (const char *)w->slot[0] + at * es, n * es);
@@ -102,7 +102,7 @@ tcomm_status_t tcomm_local_all_gather(void *state, const tcomm_tensor_t *in,
 {
     tcomm_local_rank_t *me = state;
     tcomm_local_world_t *w = me->world;
-    size_t es = tcomm_kernel_elsize(in->dtype);
+    size_t es = tcomm_dtype_size(in->dtype);
     size_t outer = tcomm_shape_prod(in->shape, 0, dim);
     size_t inner = tcomm_shape_prod(in->shape, dim + 1, in->ndim) * es;
     size_t total = 0;
@@ -139,7 +139,7 @@ tcomm_status_t tcomm_local_reduce_scatter(void *state,
 {
     tcomm_local_rank_t *me = state;
     tcomm_local_world_t *w = me->world;
-    size_t es = tcomm_kernel_elsize(in->dtype);
+    size_t es = tcomm_dtype_size(in->dtype);
     size_t outer = tcomm_shape_prod(in->shape, 0, dim);
     /* in is [outer][n * chunk]; this rank keeps columns of chunk r */
     size_t chunk = outer ? out->numel / outer : 0;

@@ -75,3 +75,13 @@ const tcomm_backend_ops_t tcomm_backend_identity = {
     .barrier = id_barrier,
     .destroy = NULL,
 };
+
+tcomm_status_t tcomm_comm_create_identity(tcomm_comm_t **comm)
+{
+    tcomm_error_clear();
+    if (!comm)
+        return tcomm_error(TCOMM_ERR_INVALID_ARG,
+                           "tcomm_comm_create_identity: comm is NULL (pass "
+                           "the address of a tcomm_comm_t pointer)");
+    return tcomm_comm_wrap_backend(&tcomm_backend_identity, NULL, comm);
+}

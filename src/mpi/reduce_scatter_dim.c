@@ -107,7 +107,7 @@ int tcomm_mpi_reduce_scatter_dim_pack(const void *in, void *out,
                                       size_t outer, size_t chunk,
                                       MPI_Comm comm)
 {
-    size_t es = tcomm_kernel_elsize(dtype);
+    size_t es = tcomm_dtype_size(dtype);
     char stack[TCOMM_RS_STACK], *tmp;
     int nranks, rc;
 
@@ -202,7 +202,7 @@ int tcomm_mpi_reduce_scatter_dim_pipe(const void *in, void *out,
 {
     MPI_Datatype base = tcomm_mpi_datatype(dtype);
     MPI_Request req[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
-    size_t es = tcomm_kernel_elsize(dtype), gbytes;
+    size_t es = tcomm_dtype_size(dtype), gbytes;
     char stack[TCOMM_RS_STACK], *tmp;
     rs_pipe_t p;
     int nranks, rc;
@@ -250,7 +250,7 @@ int tcomm_mpi_reduce_scatter_dim(const void *in, void *out,
                                  tcomm_dtype_t dtype, MPI_Op op,
                                  size_t outer, size_t chunk, MPI_Comm comm)
 {
-    size_t es = tcomm_kernel_elsize(dtype);
+    size_t es = tcomm_dtype_size(dtype);
     int nranks, rc;
 
     if (es == 0)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The MPI backend: lifecycle, the agreement channel, and error mapping.
- * The collectives themselves are in src/mpi_collectives.c. */
+/* The MPI backend: lifecycle, the agreement channel, and the choice
+ * between the host collectives (src/mpi/mpi_collectives.c) and the device
+ * path (src/mpi/device/). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -9,24 +10,9 @@
 #include "tcomm_log.h"
 #include "tcomm_mpi_kernels.h"
 #include "tcomm_mpi.h"
+#include "tcomm_pull.h"
 #include "tcomm_shm_min.h"
 #include "tcomm_timeout.h"
-
-tcomm_status_t tcomm_mpi_status(int mpi_rc, const char *call,
-                                const char *file, int line)
-{
-    if (mpi_rc == MPI_SUCCESS)
-        return TCOMM_SUCCESS;
-    char text[MPI_MAX_ERROR_STRING] = "";
-    int len = 0;
-    if (MPI_Error_string(mpi_rc, text, &len) != MPI_SUCCESS)
-        snprintf(text, sizeof text, "MPI error code %d", mpi_rc);
-    return tcomm_error(TCOMM_ERR_MPI,
-                       "tcomm: %s failed at %s:%d: %s (the communicator is "
-                       "unusable: destroy it or end the job with "
-                       "MPI_Abort)",
-                       call, file, line, text);
-}
 
 static tcomm_status_t mpi_query(void *state, int *rank, int *size,
                                 int *cuda_aware)
@@ -91,27 +77,55 @@ static void mpi_destroy(void *state)
     free(st);
 }
 
-tcomm_status_t tcomm_mpi_all_reduce(void *state, const tcomm_tensor_t *in,
-                                    tcomm_op_t op, tcomm_tensor_t *out);
-tcomm_status_t tcomm_mpi_all_gather(void *state, const tcomm_tensor_t *in,
-                                    int dim, const size_t *sizes,
-                                    tcomm_tensor_t *out);
-tcomm_status_t tcomm_mpi_reduce_scatter(void *state,
-                                        const tcomm_tensor_t *in,
-                                        tcomm_op_t op, int dim,
-                                        tcomm_tensor_t *out);
-tcomm_status_t tcomm_mpi_broadcast(void *state, const tcomm_tensor_t *in,
-                                   int root, tcomm_tensor_t *out);
+/* The path is chosen once per call, by where the input lives: host
+ * tensors here (src/mpi/mpi_collectives.c), device tensors in
+ * src/mpi/device/. */
+static int on_host(const tcomm_tensor_t *in)
+{
+    return in->graph->space->is_host;
+}
+
+static tcomm_status_t mpi_all_reduce(void *state, const tcomm_tensor_t *in,
+                                     tcomm_op_t op, tcomm_tensor_t *out)
+{
+    return on_host(in) ? tcomm_mpi_all_reduce(state, in, op, out)
+                       : tcomm_device_all_reduce(state, in, op, out);
+}
+
+static tcomm_status_t mpi_all_gather(void *state, const tcomm_tensor_t *in,
+                                     int dim, const size_t *sizes,
+                                     tcomm_tensor_t *out)
+{
+    return on_host(in) ? tcomm_mpi_all_gather(state, in, dim, sizes, out)
+                       : tcomm_device_all_gather(state, in, dim, sizes, out);
+}
+
+static tcomm_status_t mpi_reduce_scatter(void *state,
+                                         const tcomm_tensor_t *in,
+                                         tcomm_op_t op, int dim,
+                                         tcomm_tensor_t *out)
+{
+    return on_host(in)
+               ? tcomm_mpi_reduce_scatter(state, in, op, dim, out)
+               : tcomm_device_reduce_scatter(state, in, op, dim, out);
+}
+
+static tcomm_status_t mpi_broadcast(void *state, const tcomm_tensor_t *in,
+                                    int root, tcomm_tensor_t *out)
+{
+    return on_host(in) ? tcomm_mpi_broadcast(state, in, root, out)
+                       : tcomm_device_broadcast(state, in, root, out);
+}
 
 const tcomm_backend_ops_t tcomm_backend_mpi = {
     .name = "mpi",
     .query = mpi_query,
     .allgather_bytes = mpi_allgather_bytes,
     .allreduce_min_i64 = mpi_allreduce_min_i64,
-    .all_reduce = tcomm_mpi_all_reduce,
-    .all_gather = tcomm_mpi_all_gather,
-    .reduce_scatter = tcomm_mpi_reduce_scatter,
-    .broadcast = tcomm_mpi_broadcast,
+    .all_reduce = mpi_all_reduce,
+    .all_gather = mpi_all_gather,
+    .reduce_scatter = mpi_reduce_scatter,
+    .broadcast = mpi_broadcast,
     .barrier = mpi_barrier,
     .destroy = mpi_destroy,
 };

@@ -36,7 +36,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "tcomm_mpi_reshape.h"
+#include "tcomm_pull.h"
 #include "tcomm_node_shm.h"
 #include "tcomm_shm_min.h"
 

@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The in-place candidates of all_gather along a dim > 0 (see
- * tcomm_mpi_allgather_dim.c for the layout, the measurements and the
+ * src/mpi/allgather_dim.c for the layout, the measurements and the
  * dispatch): (b) MPI_Alltoallw with a vector receive type per peer,
  * (c) one message per row and peer, (c') one vector-typed message per
- * peer, and (d) the pipelined temporary path. */
+ * peer, (d) the pipelined temporary path, and (e) the pull alone, with (c')
+ * where it does not apply. The library takes (a), (c') and the pull. */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tcomm_host_kernels.h"
-#include "tcomm_mpi_reshape.h"
+#include "allgather_candidates.h"
 
 int tcomm_mpi_allgather_dim_alltoallw(const void *in, void *out,
                                       tcomm_dtype_t dtype, size_t outer,
@@ -224,5 +225,21 @@ done:
     free(tmp);
     free(ic);
     tcomm_ag_plan_free(&p);
+    return rc;
+}
+
+int tcomm_mpi_allgather_dim_pull(const void *in, void *out,
+                                 tcomm_dtype_t dtype, size_t outer,
+                                 const size_t *seg, MPI_Comm comm)
+{
+    tcomm_ag_plan_t p;
+    int done = 0, rc = tcomm_ag_plan_init(&p, dtype, outer, seg, comm);
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    rc = tcomm_ag_pull(&p, in, out, outer, seg, comm, &done);
+    tcomm_ag_plan_free(&p);
+    if (rc == MPI_SUCCESS && !done)
+        rc = tcomm_mpi_allgather_dim_vec(in, out, dtype, outer, seg, comm);
     return rc;
 }

@@ -2,13 +2,15 @@
 /* The MPI backend's collectives on host tensors. Along dim 0 (or when
  * every dim before it has size 1) each maps onto one MPI call on the
  * tensors' own buffers; along dim > 0 the reshaping algorithms of
- * mpi_kernels/ run. Tensors on device spaces go to src/device_path*.c. */
+ * src/mpi/ run. Tensors on device spaces never come here: the backend
+ * hands them to src/mpi/device/. */
 #include <stdlib.h>
 
 #include "tcomm_backend_mpi.h"
 #include "tcomm_host_kernels.h"
 #include "tcomm_log.h"
 #include "tcomm_mpi_kernels.h"
+#include "tcomm_mpi_reshape.h"
 #include "tcomm_shm_bcast.h"
 
 #define RANKS_ON_STACK 64
@@ -41,8 +43,6 @@ tcomm_status_t tcomm_mpi_all_reduce(void *state, const tcomm_tensor_t *in,
                                     tcomm_op_t op, tcomm_tensor_t *out)
 {
     tcomm_mpi_state_t *st = state;
-    if (!in->graph->space->is_host)
-        return tcomm_device_all_reduce(st, in, op, out);
     if (st->owner->deterministic) {
         note_path(st, 1u << 0, "all_reduce: rank-order fold (deterministic)");
         TCOMM_TRY(tcomm_mpi_all_reduce_ordered(st, in, op, out));
@@ -62,8 +62,6 @@ tcomm_status_t tcomm_mpi_all_gather(void *state, const tcomm_tensor_t *in,
                                     tcomm_tensor_t *out)
 {
     tcomm_mpi_state_t *st = state;
-    if (!in->graph->space->is_host)
-        return tcomm_device_all_gather(st, in, dim, sizes, out);
     int n = st->size;
     size_t outer = tcomm_shape_prod(in->shape, 0, dim);
     size_t inner = tcomm_shape_prod(in->shape, dim + 1, in->ndim);
@@ -98,8 +96,6 @@ tcomm_status_t tcomm_mpi_reduce_scatter(void *state,
                                         tcomm_tensor_t *out)
 {
     tcomm_mpi_state_t *st = state;
-    if (!in->graph->space->is_host)
-        return tcomm_device_reduce_scatter(st, in, op, dim, out);
     if (st->owner->deterministic) {
         note_path(st, 1u << 4,
                   "reduce_scatter: rank-order fold (deterministic)");
@@ -129,8 +125,6 @@ tcomm_status_t tcomm_mpi_broadcast(void *state, const tcomm_tensor_t *in,
                                    int root, tcomm_tensor_t *out)
 {
     tcomm_mpi_state_t *st = state;
-    if (!in->graph->space->is_host)
-        return tcomm_device_broadcast(st, in, root, out);
     /* The root sends from its input (only read by the copies), and
      * keeps a copy in out unless the call is in place. */
     void *buf = st->rank == root ? in->data : out->data;

@@ -32,6 +32,8 @@ typedef struct tcomm_memspace {
      * return. The *_async calls, reduce, divide and the reshaping run in
      * order on the graph's stream: the host sees their effects only after
      * wait or synchronize. */
+    /* graph create: the context of device index (its memory, stream) */
+    tcomm_status_t (*open)(int index, void **ctx);
     void (*close)(void *ctx); /* graph destroy: release everything */
     /* A pinned host buffer of >= bytes owned by ctx, valid until the next
      * staging call or close (the staged path's double buffers). */

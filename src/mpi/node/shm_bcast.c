@@ -36,7 +36,7 @@
 #include <unistd.h>
 
 #include "tcomm_backend_mpi.h"
-#include "tcomm_mpi_reshape.h"
+#include "tcomm_pull.h"
 #include "tcomm_shm_bcast.h"
 #include "tcomm_shm_min.h"
 

@@ -27,7 +27,7 @@ int tcomm_ag_plan_init(tcomm_ag_plan_t *p, tcomm_dtype_t dtype, size_t outer,
     int rc;
     size_t *mem = p->stack;
 
-    p->es = tcomm_kernel_elsize(dtype);
+    p->es = tcomm_dtype_size(dtype);
     if (p->es == 0)
         return MPI_ERR_TYPE;
     if ((rc = MPI_Comm_size(comm, &p->nranks)) != MPI_SUCCESS ||

@@ -1,0 +1,10 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# src/core/: status and error text, logging, the settings table, graphs,
+# tensors, communicator objects, and the memory-space seam that the host,
+# sim (mpi_kernels/) and cuda (cuda/) spaces plug into.
+libtcomm_internal_la_SOURCES += \
+	src/core/tcomm_internal.h src/core/tcomm_error.h \
+	src/core/tcomm_log.h src/core/tcomm_config.h \
+	src/core/status.c src/core/log.c src/core/config.c \
+	src/core/graph.c src/core/tensor.c src/core/tensor_access.c \
+	src/core/comm.c src/core/device_space.c

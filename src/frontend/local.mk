@@ -1,0 +1,7 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# src/frontend/: the public collectives, validation, cross-rank agreement
+# and dispatch through the backend's vtable.
+libtcomm_internal_la_SOURCES += \
+	src/frontend/tcomm_frontend.h src/frontend/validate.c \
+	src/frontend/agree.c src/frontend/collectives.c \
+	src/frontend/tensor_add.c

@@ -1,0 +1,14 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# src/mpi/: the MPI backend (vtable, host collectives, the algorithms
+# along a dim, the rank-order fold, timeouts, the CUDA-aware probe), then
+# its two lower rooms: device tensors and one node's shared memory.
+libtcomm_internal_la_SOURCES += \
+	src/mpi/tcomm_backend_mpi.h src/mpi/tcomm_timeout.h \
+	src/mpi/tcomm_mpi_reshape.h \
+	src/mpi/backend_mpi.c src/mpi/mpi_collectives.c src/mpi/ordered.c \
+	src/mpi/allgather_dim.c src/mpi/allgather_pull.c \
+	src/mpi/reduce_scatter_dim.c \
+	src/mpi/timeout.c src/mpi/cuda_aware_probe.c
+
+include src/mpi/device/local.mk
+include src/mpi/node/local.mk

@@ -1,0 +1,8 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# src/mpi/node/: one node's shared memory: the segment, the mailbox and
+# the agreement through it, the single-copy transfers between ranks.
+libtcomm_internal_la_SOURCES += \
+	src/mpi/node/tcomm_node_shm.h src/mpi/node/tcomm_shm_min.h \
+	src/mpi/node/tcomm_shm_bcast.h src/mpi/node/tcomm_pull.h \
+	src/mpi/node/node_shm.c src/mpi/node/shm_min.c \
+	src/mpi/node/shm_bcast.c src/mpi/node/pull.c

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Single copies on one node: whether a communicator may use them (an
+ * attribute: unknown, try, on, off), the PID namespace, and the read of a
+ * peer's rows with process_vm_readv (one system call per peer and up to
+ * IOV_MAX rows). Whether the ranks share a node is asked once per
+ * communicator (MPI_Comm_split_type). Used by the all_gather pull
+ * (src/mpi/allgather_pull.c) and the shared broadcast copy (shm_bcast.c). */
+#define _GNU_SOURCE
+#include <limits.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "tcomm_pull.h"
+
+#ifndef IOV_MAX
+#define IOV_MAX 1024
+#endif
+
+int tcomm_mpi_pull_fail_for_test;
+
+static pthread_mutex_t keyval_lock = PTHREAD_MUTEX_INITIALIZER;
+static int pull_keyval = MPI_KEYVAL_INVALID;
+
+static int get_keyval(int *keyval)
+{
+    int rc = MPI_SUCCESS;
+    pthread_mutex_lock(&keyval_lock);
+    if (pull_keyval == MPI_KEYVAL_INVALID)
+        rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN,
+                                    MPI_COMM_NULL_DELETE_FN, &pull_keyval,
+                                    NULL);
+    *keyval = pull_keyval;
+    pthread_mutex_unlock(&keyval_lock);
+    return rc;
+}
+
+int tcomm_mpi_pull_state(MPI_Comm comm)
+{
+    int keyval, flag = 0;
+    void *val = NULL;
+    if (get_keyval(&keyval) != MPI_SUCCESS ||
+        MPI_Comm_get_attr(comm, keyval, &val, &flag) != MPI_SUCCESS || !flag)
+        return PULL_UNKNOWN;
+    return (int)(intptr_t)val;
+}
+
+static int set_state(MPI_Comm comm, int state)
+{
+    int keyval, rc = get_keyval(&keyval);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Comm_set_attr(comm, keyval, (void *)(intptr_t)state);
+    return rc;
+}
+
+int tcomm_mpi_pull_off(MPI_Comm comm)
+{
+    return set_state(comm, PULL_OFF);
+}
+
+int tcomm_mpi_pull_mark(MPI_Comm comm, int all_read)
+{
+    return set_state(comm, all_read ? PULL_ON : PULL_OFF);
+}
+
+int tcomm_mpi_pull_node_state(MPI_Comm comm, int *state)
+{
+    MPI_Comm node;
+    int rc, n, nn;
+
+    if ((*state = tcomm_mpi_pull_state(comm)) != PULL_UNKNOWN)
+        return MPI_SUCCESS;
+    rc = MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
+                             &node);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    MPI_Comm_size(comm, &n);
+    MPI_Comm_size(node, &nn);
+    MPI_Comm_free(&node);
+    *state = nn == n ? PULL_TRY : PULL_OFF;
+    return set_state(comm, *state);
+}
+
+uint64_t tcomm_pid_namespace_for_test;
+
+uint64_t tcomm_pid_namespace(void)
+{
+    static uint64_t ino; /* 0: not asked yet; 1: no /proc (benign race) */
+    struct stat sb;
+    if (tcomm_pid_namespace_for_test)
+        return tcomm_pid_namespace_for_test;
+    if (!ino)
+        ino = stat("/proc/self/ns/pid", &sb) == 0 ? (uint64_t)sb.st_ino : 1;
+    return ino != 1 ? ino : (uint64_t)getpid() << 32 | 1u;
+}
+
+int tcomm_node_read_rows(pid_t pid, uint64_t remote, char *out, size_t col,
+                         size_t stride, size_t outer, size_t rb)
+{
+    struct iovec loc[IOV_MAX < 1024 ? IOV_MAX : 1024], rem;
+    size_t per = sizeof loc / sizeof loc[0];
+
+    for (size_t o0 = 0; o0 < outer; o0 += per) {
+        size_t k = outer - o0 < per ? outer - o0 : per;
+        for (size_t i = 0; i < k; i++) {
+            loc[i].iov_base = out + (o0 + i) * stride + col;
+            loc[i].iov_len = rb;
+        }
+        rem.iov_base = (void *)(uintptr_t)(remote + o0 * rb);
+        rem.iov_len = k * rb;
+        /* a short read only happens on an error part way */
+        if (process_vm_readv(pid, loc, (unsigned long)k, &rem, 1, 0) !=
+            (ssize_t)(k * rb))
+            return 0;
+    }
+    return 1;
+}
