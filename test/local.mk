@@ -19,6 +19,15 @@ TESTS += test/mpi_collectives-np1.mpitest test/mpi_collectives-np2.mpitest \
 TESTS += test/install-check.sh
 EXTRA_DIST += test/install-check.sh test/contract_program.c test/mpi_suite.h
 
+# Packaging (issue 14): a static link through tcomm.pc's Libs.private,
+# the build tree's tcomm-uninstalled.pc, find_package(tcomm) from CMake,
+# configure --help / LICENSE / NEWS / the distribution, and a build
+# without Check.
+TESTS += test/static-link-check.sh test/uninstalled-check.sh \
+	test/cmake-check.sh test/packaging-check.sh test/no-check-build.sh
+EXTRA_DIST += test/static-link-check.sh test/uninstalled-check.sh \
+	test/cmake-check.sh test/packaging-check.sh test/no-check-build.sh
+
 # tcomm_info runs and prints every setting.
 TESTS += test/tcomm-info-check.sh
 EXTRA_DIST += test/tcomm-info-check.sh
