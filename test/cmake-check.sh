@@ -47,8 +47,12 @@ endif()
 CMAKE
 
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-unset LD_LIBRARY_PATH || true
-run() { timeout 120 ${MPIRUN:-mpirun} ${MPIRUN_FLAGS-} -np 2 "$@"; }
+# libtcomm_f.so finds libtcomm.so through its installed rpath, which a
+# staging root does not have (the programs' own come from CMake).
+run() {
+    LD_LIBRARY_PATH="$tmp/stage$libdir" timeout 120 \
+        ${MPIRUN:-mpirun} ${MPIRUN_FLAGS-} -np 2 "$@"
+}
 cmake_build() { # build dir, extra -D options
     dir=$1; shift
     if ! cmake -S "$tmp/proj" -B "$tmp/$dir" -DSRC="$src" \
@@ -84,4 +88,6 @@ if cmake -S "$tmp/newer" -B "$tmp/newer/b" \
         -DCMAKE_PREFIX_PATH="$tmp/stage$prefix" >"$tmp/newer.log" 2>&1; then
     echo "FAIL: find_package(tcomm 1.0) accepted tcomm $(sed -n "s/^Version: //p" "$build/tcomm.pc")"; exit 1
 fi
+grep -q 'requested version "1.0"' "$tmp/newer.log" ||
+    { tail -10 "$tmp/newer.log"; echo "FAIL: find_package(tcomm 1.0): not for the version"; exit 1; }
 echo "PASS: find_package(tcomm 1.0) refuses $(sed -n 's/^Version: //p' "$build/tcomm.pc")"

@@ -20,11 +20,14 @@ libdir=$(var libdir | sed "s|\${exec_prefix}|$prefix|;s|\${prefix}|$prefix|")
 [ -f "$tmp$libdir/libtcomm.a" ] || { echo "FAIL: no $libdir/libtcomm.a"; exit 1; }
 # Only the archive stays: -ltcomm must not fall back to the shared one.
 rm -f "$tmp$libdir"/libtcomm.so* "$tmp$libdir"/libtcomm.la
+# The staged prefix (not PKG_CONFIG_SYSROOT_DIR, which would move the
+# private libraries' -L directories into the staging root too).
 export PKG_CONFIG_PATH="$tmp$libdir/pkgconfig"
-export PKG_CONFIG_SYSROOT_DIR="$tmp"
+unset PKG_CONFIG_SYSROOT_DIR || true
+pc="pkg-config --define-variable=prefix=$tmp$prefix"
 private=$(sed -n 's/^Libs.private: *//p' "$tmp$libdir/pkgconfig/tcomm.pc")
 echo "tcomm.pc Libs.private: ${private:-(none)}"
-flags="$(pkg-config --cflags tcomm) $(pkg-config --static --libs tcomm)"
+flags="$($pc --cflags tcomm) $($pc --static --libs tcomm)"
 # (-lm: the program's own fmax)
 echo "built: ${TCOMM_CC:-mpicc} contract_program.c libtcomm.a $flags -lm"
 # shellcheck disable=SC2086
