@@ -70,7 +70,7 @@ typedef enum {
     TCOMM_ERR_MPI = -9,            /**< MPI returned an error */
     TCOMM_ERR_CUDA = -10,          /**< a CUDA call failed */
     TCOMM_ERR_COMM_FAILED = -11,   /**< communicator unusable after a fatal error */
-    TCOMM_ERR_INTERNAL = -12       /**< a tcomm bug: please report it */
+    TCOMM_ERR_INTERNAL = -12       /**< a tcomm bug: the sentence says where to report it */
 } tcomm_status_t;
 
 /** @brief Constant text of a status, e.g. "invalid argument". */

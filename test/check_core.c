@@ -25,6 +25,17 @@ START_TEST(status_strings)
 }
 END_TEST
 
+START_TEST(internal_error_says_where_to_report)
+{
+    ck_assert_int_eq(tcomm_error(TCOMM_ERR_INTERNAL, "f: broken %d", 3),
+                     TCOMM_ERR_INTERNAL);
+    ck_assert_str_eq(tcomm_last_error(),
+                     "f: broken 3 (a tcomm bug: please report it at "
+                     "https://github.com/tcomm-project/tcomm/issues with "
+                     "this sentence and tcomm_info's output)");
+}
+END_TEST
+
 START_TEST(last_error_is_per_call_and_per_thread)
 {
     tcomm_graph_t *g = NULL;
@@ -174,6 +185,7 @@ static Suite *status_suite(void)
     Suite *s = suite_create("status");
     TCase *tc = tcase_create("status");
     tcase_add_test(tc, status_strings);
+    tcase_add_test(tc, internal_error_says_where_to_report);
     tcase_add_test(tc, last_error_is_per_call_and_per_thread);
     tcase_add_test(tc, dtype_sizes_and_names);
     suite_add_tcase(s, tc);

@@ -19,6 +19,31 @@ TESTS += test/mpi_collectives-np1.mpitest test/mpi_collectives-np2.mpitest \
 TESTS += test/install-check.sh
 EXTRA_DIST += test/install-check.sh test/contract_program.c test/mpi_suite.h
 
+# Packaging (issue 14): a static link through tcomm.pc's Libs.private,
+# the build tree's tcomm-uninstalled.pc, find_package(tcomm) from CMake,
+# configure --help / LICENSE / NEWS / the distribution, and a build
+# without Check.
+TESTS += test/static-link-check.sh test/uninstalled-check.sh \
+	test/cmake-check.sh test/packaging-check.sh test/no-check-build.sh
+EXTRA_DIST += test/static-link-check.sh test/uninstalled-check.sh \
+	test/cmake-check.sh test/packaging-check.sh test/no-check-build.sh
+# One after another behind the install checks: `make install` relinks
+# libtcomm_f in the build tree, and two `make distdir` share files.
+# (Targets through variables, so that automake keeps its own recipes.)
+if TCOMM_HAVE_FORTRAN
+tcomm_pkg_after = test/install-fortran-check.sh.log
+else
+tcomm_pkg_after = test/install-check.sh.log
+endif
+tcomm_pkg_static_log = test/static-link-check.sh.log
+tcomm_pkg_cmake_log = test/cmake-check.sh.log
+tcomm_pkg_uninst_log = test/uninstalled-check.sh.log
+tcomm_pkg_nocheck_log = test/no-check-build.sh.log
+$(tcomm_pkg_static_log): $(tcomm_pkg_after)
+$(tcomm_pkg_cmake_log): $(tcomm_pkg_static_log)
+$(tcomm_pkg_uninst_log): $(tcomm_pkg_cmake_log)
+$(tcomm_pkg_nocheck_log): test/packaging-check.sh.log
+
 # tcomm_info runs and prints every setting.
 TESTS += test/tcomm-info-check.sh
 EXTRA_DIST += test/tcomm-info-check.sh

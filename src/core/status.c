@@ -3,6 +3,9 @@
  * dtypes and ops. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
+
+#include "config.h"
 
 #include "tcomm_internal.h"
 
@@ -50,6 +53,13 @@ tcomm_status_t tcomm_error(tcomm_status_t status, const char *fmt, ...)
     va_start(ap, fmt);
     record(status, fmt, ap);
     va_end(ap);
+    /* A broken invariant is tcomm's bug: say where to report it. */
+    if (status == TCOMM_ERR_INTERNAL) {
+        size_t n = strlen(last_error);
+        snprintf(last_error + n, sizeof last_error - n,
+                 " (a tcomm bug: please report it at " TCOMM_BUG_URL
+                 " with this sentence and tcomm_info's output)");
+    }
     return status;
 }
 
