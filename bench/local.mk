@@ -55,8 +55,9 @@ bench_osu_tcomm_barrier_CPPFLAGS = $(BENCH_CPPFLAGS) \
 	-DTCOMM_BENCH_COLL=barrier
 bench_osu_tcomm_barrier_LDADD = $(BENCH_LDADD)
 
-# Option checking and a quick -c run of every program (1 and 2 ranks).
-TESTS += test/bench_options.sh test/bench_validate.sh
+# Option checking and a quick -c run of every program (1 and 2 ranks);
+# the output read as printed (Ratio, the summary's digits, sizes).
+TESTS += test/bench_options.sh test/bench_validate.sh test/bench_output.sh
 
 # `make bench`: the sweep on 2 ranks into bench/results/ (text, JSON, a
 # PNG plot per collective) and the summary table. BENCH_NP, BENCH_SIZES
@@ -72,4 +73,5 @@ EXTRA_DIST += scripts/bench-sweep.sh scripts/bench-summary.sh bench/plot.gp \
 	doc/performance.md doc/performance/allreduce.png \
 	doc/performance/allgather.png doc/performance/reduce_scatter.png \
 	doc/performance/bcast.png doc/performance/barrier.png \
-	test/bench_options.sh test/bench_validate.sh test/bench_lib.sh
+	test/bench_options.sh test/bench_validate.sh test/bench_lib.sh \
+	test/bench_output.sh
