@@ -55,6 +55,14 @@ bench_osu_tcomm_barrier_CPPFLAGS = $(BENCH_CPPFLAGS) \
 	-DTCOMM_BENCH_COLL=barrier
 bench_osu_tcomm_barrier_LDADD = $(BENCH_LDADD)
 
+# The row of one size from the ranks' figures (Check).
+check_PROGRAMS += test/bench_combine
+test_bench_combine_SOURCES = test/bench_combine.c
+test_bench_combine_CPPFLAGS = $(BENCH_CPPFLAGS)
+test_bench_combine_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+test_bench_combine_LDADD = $(BENCH_LDADD) $(CHECK_LIBS) -lm
+TESTS += test/bench_combine
+
 # Option checking and a quick -c run of every program (1 and 2 ranks);
 # the output read as printed (Ratio, the summary's digits, sizes).
 TESTS += test/bench_options.sh test/bench_validate.sh test/bench_output.sh
