@@ -101,7 +101,7 @@ summary_has ' 1\.100 .* ok   ratio <= 1\.1 ' allreduce_bf16 \
 summary_has ' 1\.100 .* ok   ratio <= 1\.1 ' allreduce_bf16 \
     1048576 100 90.91 100 91 1.1 9.09 1.0 1.0
 # 1.03001 misses "<= 1.03" at 5 decimals, not before
-summary_has ' 1\.03001 .* MISS ratio <= 1\.03 ' bcast_f32 \
+summary_has ' 1\.03001 .* MISS ratio <= 1\.03$' bcast_f32 \
     65536 10.3 10 10 10 1.03001 0.3 1.0 1.0
 # a difference: +0.304 misses "+0.3 us" (at 2 decimals it read +0.30)
 summary_has ' \+0\.304 +[0-9.]+ +MISS \+0\.3 us' allreduce_f32_nocheck \
