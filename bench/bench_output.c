@@ -17,7 +17,7 @@ static const char *check_mode(void)
     return v && *v ? v : "default";
 }
 
-void bench_print_header(const bench_run_t *r)
+void bench_print_header(bench_run_t *r)
 {
     const bench_opts_t *o = r->opt;
     printf("# OSU MPI-tcomm %s Latency Test v%d.%d.%d\n", r->coll->title,
@@ -34,6 +34,7 @@ void bench_print_header(const bench_run_t *r)
         printf("# MPI: the raw MPI call on the same bytes, interleaved in "
                "up to %d blocks;\n# Med: median of the block means (mean "
                "over ranks); Ratio: Med / MPI Med\n", BENCH_BLOCKS);
+    bench_sizes_print(r); /* the sizes skipped or rounded, if any */
     if (r->coll->sized)
         printf("%-*s", SIZE_W, "# Size");
     else

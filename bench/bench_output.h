@@ -24,7 +24,9 @@ typedef struct {
     int valid;        /* -c: every element on every rank matched */
 } bench_result_t;
 
-void bench_print_header(const bench_run_t *r);
+/* The title and settings, the sizes skipped or rounded, the column heads
+ * (setup of each size runs again on @p r). */
+void bench_print_header(bench_run_t *r);
 void bench_print_row(const bench_run_t *r, const bench_result_t *res);
 FILE *bench_json_open(const bench_run_t *r);
 void bench_json_row(FILE *f, const bench_run_t *r, const bench_result_t *res,

@@ -19,6 +19,7 @@ bench_libtcomm_bench_la_SOURCES = \
 	bench/bench_options.c \
 	bench/bench_output.c \
 	bench/bench_output.h \
+	bench/bench_sizes.c \
 	bench/bench_sync.c \
 	bench/bench_timing.c \
 	bench/bench_timing.h
