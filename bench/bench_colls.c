@@ -47,14 +47,14 @@ static size_t pick_rows(size_t count, int dim, size_t div)
 
 /* ---- allreduce ---- */
 
-static int allreduce_setup(bench_run_t *r, size_t bytes)
+static bench_size_t allreduce_setup(bench_run_t *r, size_t bytes)
 {
     size_t count = elements(r, bytes);
     if (!count)
-        return 0;
+        return BENCH_SIZE_PARTIAL;
     set_1d(r, count);
     reduction_type(r, count, bytes);
-    return 1;
+    return BENCH_SIZE_OK;
 }
 
 static tcomm_status_t allreduce_run(bench_run_t *r)
@@ -87,12 +87,12 @@ static double allreduce_expect(const bench_run_t *r, size_t i)
 
 /* ---- allgather ---- */
 
-static int allgather_setup(bench_run_t *r, size_t bytes)
+static bench_size_t allgather_setup(bench_run_t *r, size_t bytes)
 {
     size_t count = elements(r, bytes);
-    size_t rows = count ? pick_rows(count, r->opt->dim, 1) : 0;
-    if (!rows)
-        return 0;
+    if (!count)
+        return BENCH_SIZE_PARTIAL;
+    size_t rows = pick_rows(count, r->opt->dim, 1); /* 1 at worst */
     r->ndim = 2;
     r->in_shape[0] = r->out_shape[0] = rows;
     r->in_shape[1] = r->out_shape[1] = count / rows;
@@ -101,7 +101,7 @@ static int allgather_setup(bench_run_t *r, size_t bytes)
     r->out_count = count * (size_t)r->np;
     r->mpi_type = bench_mpi_type(r->opt->dtype);
     r->mpi_count = count;
-    return 1;
+    return BENCH_SIZE_OK;
 }
 
 static tcomm_status_t allgather_run(bench_run_t *r)
@@ -133,23 +133,27 @@ static double allgather_expect(const bench_run_t *r, size_t i)
 /* Equal chunks: a count that world_size does not divide is rounded down
  * to one it does (only for world sizes that are not powers of two), and
  * the size reported is the bytes actually reduced. */
-static int reduce_scatter_setup(bench_run_t *r, size_t bytes)
+static bench_size_t reduce_scatter_setup(bench_run_t *r, size_t bytes)
 {
     size_t count = elements(r, bytes);
-    count -= count % (size_t)r->np;
-    size_t rows = count ? pick_rows(count, r->opt->dim, (size_t)r->np) : 0;
+    if (!count)
+        return BENCH_SIZE_PARTIAL;
+    size_t whole = count - count % (size_t)r->np;
+    if (!whole)
+        return BENCH_SIZE_FEW;
+    size_t rows = pick_rows(whole, r->opt->dim, (size_t)r->np);
     if (!rows)
-        return 0;
-    bytes = count * r->esize;
+        return BENCH_SIZE_NO_ROWS;
+    bytes = whole * r->esize;
     r->bytes = bytes;
     r->ndim = 2;
     r->in_shape[0] = r->out_shape[0] = rows;
-    r->in_shape[1] = r->out_shape[1] = count / rows;
+    r->in_shape[1] = r->out_shape[1] = whole / rows;
     r->out_shape[r->opt->dim] /= (size_t)r->np;
-    r->in_count = count;
-    r->out_count = count / (size_t)r->np;
+    r->in_count = whole;
+    r->out_count = whole / (size_t)r->np;
     reduction_type(r, r->out_count, bytes / (size_t)r->np);
-    return 1;
+    return whole == count ? BENCH_SIZE_OK : BENCH_SIZE_ROUNDED;
 }
 
 static tcomm_status_t reduce_scatter_run(bench_run_t *r)
@@ -180,15 +184,15 @@ static double reduce_scatter_expect(const bench_run_t *r, size_t i)
 
 /* ---- broadcast (in place, root 0, like OSU's single buffer) ---- */
 
-static int bcast_setup(bench_run_t *r, size_t bytes)
+static bench_size_t bcast_setup(bench_run_t *r, size_t bytes)
 {
     size_t count = elements(r, bytes);
     if (!count)
-        return 0;
+        return BENCH_SIZE_PARTIAL;
     set_1d(r, count);
     r->mpi_type = bench_mpi_type(r->opt->dtype);
     r->mpi_count = count;
-    return 1;
+    return BENCH_SIZE_OK;
 }
 
 static tcomm_status_t bcast_run(bench_run_t *r)
@@ -212,13 +216,13 @@ static double bcast_expect(const bench_run_t *r, size_t i)
 
 /* ---- barrier ---- */
 
-static int barrier_setup(bench_run_t *r, size_t bytes)
+static bench_size_t barrier_setup(bench_run_t *r, size_t bytes)
 {
     r->ndim = 0;
     r->in_count = r->out_count = 0;
     r->mpi_type = MPI_BYTE;
     r->mpi_count = 1;
-    return 1;
+    return BENCH_SIZE_OK;
 }
 
 static tcomm_status_t barrier_run(bench_run_t *r)

@@ -17,7 +17,7 @@ static const char *check_mode(void)
     return v && *v ? v : "default";
 }
 
-void bench_print_header(const bench_run_t *r)
+void bench_print_header(bench_run_t *r)
 {
     const bench_opts_t *o = r->opt;
     printf("# OSU MPI-tcomm %s Latency Test v%d.%d.%d\n", r->coll->title,
@@ -32,9 +32,9 @@ void bench_print_header(const bench_run_t *r)
            o->alloc ? "allocating" : "_into");
     if (o->baseline)
         printf("# MPI: the raw MPI call on the same bytes, interleaved in "
-               "up to %d blocks;\n# Med: median of the block means; Ratio: "
-               "median over adjacent block pairs\n# of tcomm / MPI\n",
-               BENCH_BLOCKS);
+               "up to %d blocks;\n# Med: median of the block means (mean "
+               "over ranks); Ratio: Med / MPI Med\n", BENCH_BLOCKS);
+    bench_sizes_print(r); /* the sizes skipped or rounded, if any */
     if (r->coll->sized)
         printf("%-*s", SIZE_W, "# Size");
     else
@@ -104,7 +104,9 @@ FILE *bench_json_open(const bench_run_t *r)
     return f;
 }
 
-/* One result per line, so that line tools (the sweep's awk) can read it. */
+/* One result per line, so that line tools (the sweep's awk) can read it;
+ * ratio and diff_us (med_us / mpi_med_us and med_us - mpi_med_us) carry
+ * the digits that the summary's verdicts are judged on. */
 void bench_json_row(FILE *f, const bench_run_t *r, const bench_result_t *res,
                     int first)
 {
@@ -118,8 +120,8 @@ void bench_json_row(FILE *f, const bench_run_t *r, const bench_result_t *res,
             res->med_us, res->best_us);
     if (o->baseline && res->has_mpi)
         fprintf(f, ", \"mpi_avg_us\": %.3f, \"mpi_med_us\": %.3f, "
-                "\"mpi_best_us\": %.3f, \"ratio\": %.4f, "
-                "\"diff_us\": %.3f", res->mpi_avg_us, res->mpi_med_us,
+                "\"mpi_best_us\": %.3f, \"ratio\": %.6f, "
+                "\"diff_us\": %.4f", res->mpi_avg_us, res->mpi_med_us,
                 res->mpi_best_us, res->ratio, res->diff_us);
     if (o->validate)
         fprintf(f, ", \"validation\": \"%s\"", res->valid ? "pass" : "fail");

@@ -17,14 +17,16 @@ typedef struct {
     int has_mpi;      /* the baseline ran at this size */
     double mpi_avg_us;
     double mpi_med_us;
-    double ratio;     /* median over block pairs of tcomm / MPI */
-    double diff_us;   /* median over block pairs of tcomm - MPI */
-    double best_us;   /* the fastest block's mean */
+    double ratio;     /* med_us / mpi_med_us (bench_combine) */
+    double diff_us;   /* med_us - mpi_med_us */
+    double best_us;   /* mean over ranks of the fastest block's mean */
     double mpi_best_us;
     int valid;        /* -c: every element on every rank matched */
 } bench_result_t;
 
-void bench_print_header(const bench_run_t *r);
+/* The title and settings, the sizes skipped or rounded, the column heads
+ * (setup of each size runs again on @p r). */
+void bench_print_header(bench_run_t *r);
 void bench_print_row(const bench_run_t *r, const bench_result_t *res);
 FILE *bench_json_open(const bench_run_t *r);
 void bench_json_row(FILE *f, const bench_run_t *r, const bench_result_t *res,

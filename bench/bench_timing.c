@@ -9,12 +9,16 @@
  * anyone received it, so a loop of them hides the latency that any
  * synchronizing call, such as the checked mode's agreement, shows).
  * A rank's latency is its mean over all calls (OSU's Avg) and the median
- * of its block means (Med, robust to a preempted block). The ratio and the
- * difference tcomm - MPI are medians over the pairs of adjacent blocks,
- * so that load that drifts slowly on a shared machine cancels. The
- * fastest block of each side (Best) is kept too: on a loaded machine it
- * is the closest to the undisturbed latency. The clock is the harness's
- * own monotonic one, the same for every backend (bench_now). */
+ * of its block means (Med, robust to a preempted block); the blocks of
+ * both sides span the same time, so load that drifts slowly on a shared
+ * machine moves both medians alike. The fastest block of each side
+ * (Best) is kept too: on a loaded machine it is the closest to the
+ * undisturbed latency. The row combines each figure over the ranks, and
+ * its ratio and difference tcomm vs MPI are those of the combined Med
+ * columns (bench_combine), not a mean of the ranks' own ratios: a
+ * broadcast root's eager MPI_Bcast returns almost at once, and its own
+ * ratio would outweigh the receivers'. The clock is the harness's own
+ * monotonic one, the same for every backend (bench_now). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -116,8 +120,7 @@ void bench_time_size(bench_run_t *r, bench_result_t *res)
 
     int nb = iters < BENCH_BLOCKS ? (int)iters : BENCH_BLOCKS;
     long per = iters / nb;
-    double blk[BENCH_BLOCKS], mblk[BENCH_BLOCKS], rat[BENCH_BLOCKS];
-    double dif[BENCH_BLOCKS], sum = 0.0, msum = 0.0;
+    double blk[BENCH_BLOCKS], mblk[BENCH_BLOCKS], sum = 0.0, msum = 0.0;
     for (int b = 0; b < nb; b++) {
         int mpi_first = base && (b % 2);
         if (mpi_first)
@@ -129,32 +132,40 @@ void bench_time_size(bench_run_t *r, bench_result_t *res)
         msum += base ? mblk[b] : 0.0;
         blk[b] *= 1e6 / (double)per;
         mblk[b] = base ? mblk[b] * 1e6 / (double)per : 0.0;
-        rat[b] = mblk[b] > 0.0 ? blk[b] / mblk[b] : 1.0;
-        dif[b] = blk[b] - mblk[b];
     }
     res->bytes = r->bytes;
     res->iters = per * nb;
     res->has_mpi = base;
 
-    /* across ranks: mean, min, max of the means; mean of the medians.
+    /* across ranks: the mean of each figure, min and max of the means.
      * Threads of the local backend report the slowest thread instead:
      * they run one collective together, which ends with the last. */
     int threads = o->backend == BENCH_BACKEND_LOCAL;
-    double mine[8] = {sum * 1e6 / (double)res->iters, median(blk, nb),
-                      msum * 1e6 / (double)res->iters, median(mblk, nb),
-                      median(rat, nb), median(dif, nb), blk[0], mblk[0]};
-    double tot[8], lo, hi, div = threads ? 1.0 : (double)r->np;
-    bench_sync_doubles(r, mine, tot, 8, threads ? BENCH_MAX : BENCH_SUM);
-    bench_sync_doubles(r, &mine[0], &lo, 1, BENCH_MIN);
-    bench_sync_doubles(r, &mine[0], &hi, 1, BENCH_MAX);
-    res->avg_us = tot[0] / div;
-    res->med_us = tot[1] / div;
-    res->mpi_avg_us = tot[2] / div;
-    res->mpi_med_us = tot[3] / div;
-    res->ratio = tot[4] / div;
-    res->diff_us = tot[5] / div;
-    res->best_us = tot[6] / div; /* blk[] is sorted by median() */
-    res->mpi_best_us = tot[7] / div;
+    double mine[BENCH_FIGS], tot[BENCH_FIGS], lo, hi;
+    mine[BENCH_FIG_AVG] = sum * 1e6 / (double)res->iters;
+    mine[BENCH_FIG_MED] = median(blk, nb);
+    mine[BENCH_FIG_MPI_AVG] = msum * 1e6 / (double)res->iters;
+    mine[BENCH_FIG_MPI_MED] = median(mblk, nb);
+    mine[BENCH_FIG_BEST] = blk[0]; /* sorted by median() */
+    mine[BENCH_FIG_MPI_BEST] = mblk[0];
+    bench_sync_doubles(r, mine, tot, BENCH_FIGS,
+                       threads ? BENCH_MAX : BENCH_SUM);
+    bench_sync_doubles(r, &mine[BENCH_FIG_AVG], &lo, 1, BENCH_MIN);
+    bench_sync_doubles(r, &mine[BENCH_FIG_AVG], &hi, 1, BENCH_MAX);
+    bench_combine(res, tot, threads ? 1.0 : (double)r->np, lo, hi);
+}
+
+void bench_combine(bench_result_t *res, const double *tot, double div,
+                   double lo, double hi)
+{
+    res->avg_us = tot[BENCH_FIG_AVG] / div;
+    res->med_us = tot[BENCH_FIG_MED] / div;
+    res->mpi_avg_us = tot[BENCH_FIG_MPI_AVG] / div;
+    res->mpi_med_us = tot[BENCH_FIG_MPI_MED] / div;
+    res->best_us = tot[BENCH_FIG_BEST] / div;
+    res->mpi_best_us = tot[BENCH_FIG_MPI_BEST] / div;
+    res->ratio = res->mpi_med_us > 0.0 ? res->med_us / res->mpi_med_us : 0.0;
+    res->diff_us = res->med_us - res->mpi_med_us;
     res->min_us = lo;
     res->max_us = hi;
 }

@@ -19,6 +19,7 @@ bench_libtcomm_bench_la_SOURCES = \
 	bench/bench_options.c \
 	bench/bench_output.c \
 	bench/bench_output.h \
+	bench/bench_sizes.c \
 	bench/bench_sync.c \
 	bench/bench_timing.c \
 	bench/bench_timing.h
@@ -55,8 +56,17 @@ bench_osu_tcomm_barrier_CPPFLAGS = $(BENCH_CPPFLAGS) \
 	-DTCOMM_BENCH_COLL=barrier
 bench_osu_tcomm_barrier_LDADD = $(BENCH_LDADD)
 
-# Option checking and a quick -c run of every program (1 and 2 ranks).
-TESTS += test/bench_options.sh test/bench_validate.sh
+# The row of one size from the ranks' figures (Check).
+check_PROGRAMS += test/bench_combine
+test_bench_combine_SOURCES = test/bench_combine.c
+test_bench_combine_CPPFLAGS = $(BENCH_CPPFLAGS)
+test_bench_combine_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+test_bench_combine_LDADD = $(BENCH_LDADD) $(CHECK_LIBS) -lm
+TESTS += test/bench_combine
+
+# Option checking and a quick -c run of every program (1 and 2 ranks);
+# the output read as printed (Ratio, the summary's digits, sizes).
+TESTS += test/bench_options.sh test/bench_validate.sh test/bench_output.sh
 
 # `make bench`: the sweep on 2 ranks into bench/results/ (text, JSON, a
 # PNG plot per collective) and the summary table. BENCH_NP, BENCH_SIZES
@@ -72,7 +82,8 @@ EXTRA_DIST += scripts/bench-sweep.sh scripts/bench-summary.sh bench/plot.gp \
 	doc/performance.md doc/performance/allreduce.png \
 	doc/performance/allgather.png doc/performance/reduce_scatter.png \
 	doc/performance/bcast.png doc/performance/barrier.png \
-	test/bench_options.sh test/bench_validate.sh test/bench_lib.sh
+	test/bench_options.sh test/bench_validate.sh test/bench_lib.sh \
+	test/bench_output.sh
 
 # The candidates of the reshaping collectives against raw MPI (not
 # installed): mpirun -np 2 bench/reshape_candidates. The ones the library

@@ -158,8 +158,8 @@ static void run_sizes(bench_run_t *r, FILE *json, int *failed)
     for (size_t bytes = lo; bytes <= hi; bytes = bytes ? bytes * 2 : 1) {
         bench_result_t res = {0};
         r->bytes = bytes;
-        if (!r->coll->setup(r, bytes))
-            continue; /* not a whole shape of this dtype and world size */
+        if (r->coll->setup(r, bytes) < BENCH_SIZE_ROUNDED)
+            continue; /* skipped: bench_sizes_print said so */
         if (r->coll->sized)
             bench_fill(o->dtype, r->in_buf, r->in_count, r->rank);
         make_tensors(r);
@@ -181,7 +181,9 @@ static void run_sizes(bench_run_t *r, FILE *json, int *failed)
 static int run_rank(bench_run_t *r, void *json)
 {
     int failed = 0;
-    int code = open_graph(r);
+    int code = bench_sizes_check(r);
+    if (!code)
+        code = open_graph(r);
     if (!code)
         code = alloc_buffers(r);
     if (!code) {

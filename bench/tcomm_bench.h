@@ -63,6 +63,18 @@ typedef struct {
 struct bench_run;
 struct bench_sync;
 
+/* What a collective's setup made of a requested message size (the
+ * skipped ones first, so that `code >= BENCH_SIZE_ROUNDED` runs). */
+typedef enum {
+    BENCH_SIZE_PARTIAL,  /* skipped: not a whole number of elements */
+    BENCH_SIZE_FEW,      /* skipped: fewer elements than ranks */
+    BENCH_SIZE_NO_ROWS,  /* skipped: no [rows<=64, n/rows] shape whose
+                            dim splits into one chunk per rank */
+    BENCH_SIZE_ROUNDED,  /* runs, rounded down to a multiple of the ranks'
+                            element count (r->bytes is the size run) */
+    BENCH_SIZE_OK        /* runs as asked */
+} bench_size_t;
+
 /* One row of the table of collectives. */
 typedef struct {
     bench_kind_t kind;
@@ -70,8 +82,8 @@ typedef struct {
     const char *title;      /* "Allreduce" in the header line */
     int sized;              /* 0: barrier (no message) */
     int has_dim;            /* --dim applies */
-    /* Shapes for a message of @p bytes per rank; 0: size not valid here. */
-    int (*setup)(struct bench_run *r, size_t bytes);
+    /* Shapes for a message of @p bytes per rank, and what became of it. */
+    bench_size_t (*setup)(struct bench_run *r, size_t bytes);
     /* Bytes moved for algbw (nccl-tests' size) and the busbw factor. */
     double (*algbw_bytes)(const struct bench_run *r);
     double (*bus_factor)(int np);
@@ -110,6 +122,13 @@ typedef struct bench_run {
 /* bench_colls.c */
 const bench_coll_t *bench_coll_find(const char *name);
 const bench_coll_t *bench_coll_at(int index);
+
+/* bench_sizes.c: the requested sizes (MIN doubling to MAX) as the
+ * collective runs them. 0 when at least one is left, else
+ * BENCH_EXIT_USAGE after one line on stderr (rank 0) saying why. */
+int bench_sizes_check(bench_run_t *r);
+/* Rank 0: a comment line per kind of size skipped or rounded. */
+void bench_sizes_print(bench_run_t *r);
 
 /* bench_options.c: parse or exit (status 2 on a bad option, 0 on -h).
  * Messages are printed by the rank that would be rank 0. */
