@@ -11,5 +11,6 @@ libtcomm_internal_la_SOURCES += \
 
 # tcomm_info: version, build options, run-time support, settings.
 bin_PROGRAMS += src/tcomm_info
-src_tcomm_info_SOURCES = src/tcomm_info.c
+src_tcomm_info_SOURCES = src/tcomm_info.c src/tcomm_info.h \
+	src/tcomm_info_backends.c
 src_tcomm_info_LDADD = libtcomm_internal.la
