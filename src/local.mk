@@ -7,7 +7,7 @@ libtcomm_internal_la_SOURCES += \
 	src/graph.c src/tensor.c src/tensor_access.c \
 	src/comm.c src/validate.c src/agree.c src/collectives.c \
 	src/backend_identity.c src/backend_mpi.c src/mpi_collectives.c \
-	src/ordered.c
+	src/ordered.c src/trace.c src/tcomm_trace.h
 
 # tcomm_info: version, build options, run-time support, settings.
 bin_PROGRAMS += src/tcomm_info

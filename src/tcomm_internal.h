@@ -99,6 +99,7 @@ struct tcomm_comm {
     int deterministic; /* TCOMM_DETERMINISTIC for this communicator */
     uint64_t seq;      /* collectives entered on this communicator */
     tcomm_status_t failed; /* non-zero once the communicator is unusable */
+    uint64_t trace_id; /* TCOMM_DEBUG=TRACE: its number, 0 until traced */
 };
 
 /* Enum and argument checks shared by the front end and the backends. */

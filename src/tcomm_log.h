@@ -3,6 +3,10 @@
 #ifndef TCOMM_LOG_H
 #define TCOMM_LOG_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum {
     TCOMM_LOG_NONE = 0,
     TCOMM_LOG_WARN = 1,
@@ -24,5 +28,19 @@ void tcomm_log_print(tcomm_log_level_t level, int rank, const char *fmt, ...)
 #define TCOMM_WARN(rank, ...) TCOMM_LOG(TCOMM_LOG_WARN, rank, __VA_ARGS__)
 #define TCOMM_INFO(rank, ...) TCOMM_LOG(TCOMM_LOG_INFO, rank, __VA_ARGS__)
 #define TCOMM_TRACE(rank, ...) TCOMM_LOG(TCOMM_LOG_TRACE, rank, __VA_ARGS__)
+
+/* The path this thread's current collective takes, for its TRACE line
+ * (src/trace.c): a backend names it once it has chosen, as one word
+ * ("mpi_allreduce", "device_staged+pack"); a string literal. */
+void tcomm_trace_path(const char *path);
+#define TCOMM_TRACE_PATH(path)                                              \
+    do {                                                                    \
+        if (tcomm_log_level() >= TCOMM_LOG_TRACE)                           \
+            tcomm_trace_path(path);                                         \
+    } while (0)
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* TCOMM_LOG_H */
