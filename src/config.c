@@ -73,6 +73,7 @@ static void load(void)
                     s->name, text, err, s->default_text);
     }
     current = cfg;
+    tcomm_log_tracing = cfg.debug >= TCOMM_LOG_TRACE;
 }
 
 const tcomm_config_t *tcomm_config(void)

@@ -6,6 +6,8 @@
 #include "tcomm_config.h"
 #include "tcomm_log.h"
 
+int tcomm_log_tracing;
+
 tcomm_log_level_t tcomm_log_level(void)
 {
     return (tcomm_log_level_t)tcomm_config()->debug;

@@ -29,13 +29,17 @@ void tcomm_log_print(tcomm_log_level_t level, int rank, const char *fmt, ...)
 #define TCOMM_INFO(rank, ...) TCOMM_LOG(TCOMM_LOG_INFO, rank, __VA_ARGS__)
 #define TCOMM_TRACE(rank, ...) TCOMM_LOG(TCOMM_LOG_TRACE, rank, __VA_ARGS__)
 
+/* 1 when TCOMM_DEBUG=TRACE, set when the settings are read (before any
+ * communicator exists): the per-call test costs one load, no call. */
+extern int tcomm_log_tracing;
+
 /* The path this thread's current collective takes, for its TRACE line
  * (src/trace.c): a backend names it once it has chosen, as one word
  * ("mpi_allreduce", "device_staged+pack"); a string literal. */
 void tcomm_trace_path(const char *path);
 #define TCOMM_TRACE_PATH(path)                                              \
     do {                                                                    \
-        if (tcomm_log_level() >= TCOMM_LOG_TRACE)                           \
+        if (tcomm_log_tracing)                                              \
             tcomm_trace_path(path);                                         \
     } while (0)
 
