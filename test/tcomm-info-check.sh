@@ -32,6 +32,12 @@ for bad in --bogus -x extra "--parsable extra"; do
     echo "$err" | grep -q "^usage: tcomm_info" || fail "$bad: no usage"
     echo "$err" | grep -q "tcomm_info: unknown" || fail "$bad: no reason"
 done
+# Every option of -h is in the man page.
+man=$(dirname "$0")/../doc/man/tcomm_info.1
+for o in $("$info" -h | grep -oE -- '--[a-z-]+' | sort -u); do
+    grep -qF -- "$(echo "$o" | sed 's/-/\\-/g')" "$man" ||
+        fail "man page lacks $o"
+done
 "$info" --version | grep -qx 'tcomm [0-9]*\.[0-9]*\.[0-9]*' ||
     fail "--version"
 
