@@ -48,6 +48,13 @@ $(tcomm_pkg_nocheck_log): test/packaging-check.sh.log
 TESTS += test/tcomm-info-check.sh
 EXTRA_DIST += test/tcomm-info-check.sh
 
+# TCOMM_DEBUG=TRACE: one well-formed line per call on every backend.
+check_PROGRAMS += test/mpi_trace
+test_mpi_trace_SOURCES = test/mpi_trace.c
+test_mpi_trace_LDADD = libtcomm_internal.la
+TESTS += test/mpi_trace-np1.mpitest test/mpi_trace-np2.mpitest \
+	test/mpi_trace-np3.mpitest test/mpi_trace-np4.mpitest
+
 # Cross-rank safety: errors, mismatches, timeout, determinism.
 include test/local_safety.mk
 # The kernels and algorithms, device tensors, the other backends.

@@ -24,7 +24,7 @@ if ! ../src/configure --without-cuda --without-gloo --without-nccl \
 fi
 grep -E '^ +Check' configure.log || fail "configure's summary does not say whether Check was found"
 make -j2 >make.log 2>&1 || { tail -20 make.log; fail "make without Check"; }
-[ -f .libs/libtcomm.so ] && [ -f .libs/libtcomm.a ] && [ -x src/tcomm_info ] ||
+[ -f .libs/libtcomm.so ] && [ -f .libs/libtcomm.a ] && [ -x src/tools/tcomm_info ] ||
     fail "make without Check did not build libtcomm and tcomm_info"
 echo "PASS: configure and make without Check built libtcomm"
 if make check >check.log 2>&1; then

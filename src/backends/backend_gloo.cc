@@ -31,6 +31,7 @@ extern "C" {
 #include "tcomm_config.h"
 #include "tcomm_host_kernels.h"
 }
+#include "tcomm_log.h"
 
 namespace {
 
@@ -151,10 +152,12 @@ tcomm_status_t gloo_all_reduce(void *s, const tcomm_tensor_t *in,
         return TCOMM_SUCCESS;
     GLOO_TRY("allreduce", {
         if (deterministic(st)) {
+            TCOMM_TRACE_PATH("gloo_ordered_fold");
             st->tmp.resize(len * static_cast<size_t>(st->size));
             gather_all(st, bytes(in), len, st->tmp.data());
             fold(st, d, op, st->tmp.data(), n, 0, dst, n);
         } else {
+            TCOMM_TRACE_PATH("gloo_ring_allreduce");
             if (dst != bytes(in))
                 std::memcpy(dst, bytes(in), len);
             ring_allreduce(st, d, op, dst, n);
@@ -194,6 +197,8 @@ tcomm_status_t gloo_all_gather(void *s, const tcomm_tensor_t *in, int dim,
         st->tmp.resize(nbytes(out));
         land = st->tmp.data();
     }
+    TCOMM_TRACE_PATH(outer > 1 ? "gloo_allgatherv+unpack"
+                               : "gloo_allgatherv");
     GLOO_TRY("allgatherv", {
         gloo::AllgathervOptions o(st->ctx);
         o.setInput(const_cast<char *>(bytes(in)), nbytes(in));
@@ -232,10 +237,12 @@ tcomm_status_t gloo_reduce_scatter(void *s, const tcomm_tensor_t *in,
     size_t at = static_cast<size_t>(st->rank) * mine;
     GLOO_TRY("reduce_scatter", {
         if (deterministic(st)) {
+            TCOMM_TRACE_PATH("gloo_ordered_fold");
             st->tmp.resize(len * static_cast<size_t>(st->size));
             gather_all(st, packed.data(), len, st->tmp.data());
             fold(st, d, op, st->tmp.data(), n, at, dst, mine);
         } else {
+            TCOMM_TRACE_PATH("gloo_ring_allreduce");
             ring_allreduce(st, d, op, packed.data(), n);
             std::memcpy(dst, packed.data() + at * es, mine * es);
         }
@@ -257,6 +264,7 @@ tcomm_status_t gloo_broadcast(void *s, const tcomm_tensor_t *in, int root,
         return TCOMM_SUCCESS;
     if (st->rank == root && dst != bytes(in))
         std::memcpy(dst, bytes(in), len);
+    TCOMM_TRACE_PATH("gloo_broadcast");
     GLOO_TRY("broadcast", {
         gloo::BroadcastOptions o(st->ctx);
         o.setOutput(dst, len);
@@ -269,6 +277,7 @@ tcomm_status_t gloo_broadcast(void *s, const tcomm_tensor_t *in, int root,
 tcomm_status_t gloo_barrier(void *s)
 {
     gloo_state *st = static_cast<gloo_state *>(s);
+    TCOMM_TRACE_PATH("gloo_barrier");
     GLOO_TRY("barrier", {
         gloo::BarrierOptions o(st->ctx);
         gloo::barrier(o);

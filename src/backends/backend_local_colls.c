@@ -10,6 +10,7 @@
 
 #include "backend_local_world.h"
 #include "tcomm_host_kernels.h"
+#include "tcomm_log.h"
 
 /* Host views of a collective's input and output. */
 typedef struct {
@@ -30,6 +31,7 @@ static tcomm_status_t stage_in(const tcomm_tensor_t *in, int read_in,
 {
     memset(b, 0, sizeof *b);
     const tcomm_memspace_t *sp = in->graph->space;
+    TCOMM_TRACE_PATH(sp->is_host ? "local_shared" : "local_staged");
     if (sp->is_host) {
         b->in = in->data;
         b->out = out->data;

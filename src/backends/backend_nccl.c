@@ -15,6 +15,7 @@
 #include "cuda_space.h"
 #include "tcomm_backend_mpi.h"
 #include "tcomm_cuda_check.h"
+#include "tcomm_log.h"
 #include "tcomm_nccl.h"
 
 typedef struct {
@@ -135,6 +136,8 @@ static tcomm_status_t nccl_all_reduce(void *state, const tcomm_tensor_t *in,
         return TCOMM_SUCCESS;
     void *all = NULL;
     tcomm_status_t st = TCOMM_SUCCESS;
+    TCOMM_TRACE_PATH(gather_fold(s, in->dtype, op) ? "nccl_allgather+fold"
+                                                   : "nccl_allreduce");
     if (gather_fold(s, in->dtype, op)) {
         st = tcomm_memspace_cuda.alloc(ctx, in->nbytes * (size_t)s->size, &all);
         NCCL_RUN(st, ncclAllGather(in->data, all, n, nccl_type(in->dtype),
@@ -179,6 +182,10 @@ static tcomm_status_t nccl_all_gather(void *state, const tcomm_tensor_t *in,
         st = tcomm_memspace_cuda.alloc(ctx, out->nbytes, &tmp);
         land = tmp;
     }
+    static const char *const ag_path[2][2] = {
+        {"nccl_broadcasts", "nccl_broadcasts+unpack"},
+        {"nccl_allgather", "nccl_allgather+unpack"}};
+    TCOMM_TRACE_PATH(ag_path[equal][outer > 1]);
     ncclDataType_t t = nccl_type(in->dtype);
     if (equal && out->nbytes) {
         NCCL_RUN(st, ncclAllGather(in->data, land, seg[0] * outer, t, s->nccl,
@@ -228,6 +235,10 @@ static tcomm_status_t nccl_reduce_scatter(void *state, const tcomm_tensor_t *in,
                                 s->size, mine / outer);
         src = tmp;
     }
+    static const char *const rs_path[2][2] = {
+        {"nccl_reduce_scatter", "nccl_reduce_scatter+pack"},
+        {"nccl_allgather+fold", "nccl_allgather+pack+fold"}};
+    TCOMM_TRACE_PATH(rs_path[fold][outer > 1]);
     ncclDataType_t t = nccl_type(in->dtype);
     if (fold) {
         char *all = (char *)tmp + packed_bytes;
@@ -251,6 +262,7 @@ static tcomm_status_t nccl_broadcast(void *state, const tcomm_tensor_t *in,
     tcomm_cuda_ctx_t *ctx;
     TCOMM_TRY(device_ctx(s, in, "tcomm_broadcast", &ctx));
     tcomm_status_t st = TCOMM_SUCCESS;
+    TCOMM_TRACE_PATH("nccl_broadcast");
     if (in->numel)
         NCCL_RUN(st, ncclBroadcast(in->data, out->data, in->numel,
                                    nccl_type(in->dtype), root, s->nccl,
@@ -290,6 +302,7 @@ static tcomm_status_t nccl_allreduce_min_i64(void *state, int64_t *values,
 static tcomm_status_t nccl_barrier(void *state)
 {
     nccl_state_t *s = state;
+    TCOMM_TRACE_PATH("mpi_barrier");
     TCOMM_MPI_CHECK(MPI_Barrier(s->mpi));
     return TCOMM_SUCCESS;
 }

@@ -16,7 +16,9 @@
 
 static const tcomm_setting_t settings[] = {
     {"TCOMM_DEBUG", "WARN",
-     "log level: NONE, WARN, INFO (which path each collective takes), TRACE",
+     "log level: NONE, WARN, INFO (which path each collective takes), "
+     "TRACE (also one line per call: comm, seq, collective, dtype, shape, "
+     "bytes, path, time)",
      tcomm_parse_level, FIELD(debug)},
     {"TCOMM_CHECK", "1",
      "1: ranks agree on the collective, dtype, op, dim, root and shape "
@@ -71,6 +73,7 @@ static void load(void)
                     s->name, text, err, s->default_text);
     }
     current = cfg;
+    tcomm_log_tracing = cfg.debug >= TCOMM_LOG_TRACE;
 }
 
 const tcomm_config_t *tcomm_config(void)

@@ -6,6 +6,8 @@
 #include "tcomm_config.h"
 #include "tcomm_log.h"
 
+int tcomm_log_tracing;
+
 tcomm_log_level_t tcomm_log_level(void)
 {
     return (tcomm_log_level_t)tcomm_config()->debug;
@@ -23,4 +25,18 @@ void tcomm_log_print(tcomm_log_level_t level, int rank, const char *fmt, ...)
         fprintf(stderr, "tcomm[rank %d] %s: %s\n", rank, names[level], line);
     else
         fprintf(stderr, "tcomm %s: %s\n", names[level], line);
+}
+
+static _Thread_local const char *path_now;
+
+void tcomm_trace_path(const char *path)
+{
+    path_now = path;
+}
+
+const char *tcomm_trace_path_take(void)
+{
+    const char *p = path_now;
+    path_now = NULL;
+    return p;
 }

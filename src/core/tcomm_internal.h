@@ -102,6 +102,7 @@ struct tcomm_comm {
     int timed;         /* TCOMM_TIMEOUT > 0 when it was created */
     uint64_t seq;      /* collectives entered on this communicator */
     tcomm_status_t failed; /* non-zero once the communicator is unusable */
+    uint64_t trace_id; /* TCOMM_DEBUG=TRACE: its number, 0 until traced */
 };
 
 /* Enum and argument checks shared by the front end and the backends. */

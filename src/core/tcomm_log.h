@@ -3,6 +3,10 @@
 #ifndef TCOMM_LOG_H
 #define TCOMM_LOG_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum {
     TCOMM_LOG_NONE = 0,
     TCOMM_LOG_WARN = 1,
@@ -24,5 +28,25 @@ void tcomm_log_print(tcomm_log_level_t level, int rank, const char *fmt, ...)
 #define TCOMM_WARN(rank, ...) TCOMM_LOG(TCOMM_LOG_WARN, rank, __VA_ARGS__)
 #define TCOMM_INFO(rank, ...) TCOMM_LOG(TCOMM_LOG_INFO, rank, __VA_ARGS__)
 #define TCOMM_TRACE(rank, ...) TCOMM_LOG(TCOMM_LOG_TRACE, rank, __VA_ARGS__)
+
+/* 1 when TCOMM_DEBUG=TRACE, set when the settings are read (before any
+ * communicator exists): the per-call test costs one load, no call. */
+extern int tcomm_log_tracing;
+
+/* The path this thread's current collective takes, for its TRACE line
+ * (src/frontend/trace.c): a backend names it once it has chosen, as one
+ * word ("mpi_allreduce", "device_staged+pack"); a string literal. */
+void tcomm_trace_path(const char *path);
+/* The path named since the last take (NULL: none), cleared. */
+const char *tcomm_trace_path_take(void);
+#define TCOMM_TRACE_PATH(path)                                              \
+    do {                                                                    \
+        if (tcomm_log_tracing)                                              \
+            tcomm_trace_path(path);                                         \
+    } while (0)
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* TCOMM_LOG_H */

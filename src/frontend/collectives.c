@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "tcomm_frontend.h"
+#include "tcomm_log.h"
+#include "tcomm_trace.h"
 
 #define SIZES_ON_STACK 64
 
@@ -42,6 +44,10 @@ static tcomm_status_t alloc_output(const tcomm_call_t *c, int world_size,
 /* World size 1: the input itself (zero copy), or a copy into out. */
 static tcomm_status_t run_single(const tcomm_call_t *c)
 {
+    TCOMM_TRACE_PATH(c->kind == TCOMM_COLL_BARRIER ? "single_rank"
+                     : c->out                      ? "single_rank_zero_copy"
+                     : c->into == c->in ? "single_rank_in_place"
+                                        : "single_rank_copy");
     if (c->kind == TCOMM_COLL_BARRIER)
         return TCOMM_SUCCESS;
     if (c->out) {
@@ -60,6 +66,7 @@ static tcomm_status_t dispatch(tcomm_comm_t *comm, const tcomm_call_t *c,
                                const size_t *sizes, tcomm_tensor_t *out)
 {
     const tcomm_backend_ops_t *ops = comm->ops;
+    TCOMM_TRACE_PATH(ops->name); /* unless the backend says more */
     switch (c->kind) {
     case TCOMM_COLL_ALL_REDUCE:
         return ops->all_reduce(comm->state, c->in, c->op, out);
@@ -97,7 +104,7 @@ static int agreement_was_barrier(const tcomm_comm_t *comm,
     return c->kind == TCOMM_COLL_BARRIER && tcomm_agrees(comm);
 }
 
-static tcomm_status_t run(tcomm_comm_t *comm, const tcomm_call_t *c)
+static tcomm_status_t run_call(tcomm_comm_t *comm, const tcomm_call_t *c)
 {
     tcomm_error_clear();
     if (!comm)
@@ -134,6 +141,8 @@ static tcomm_status_t run(tcomm_comm_t *comm, const tcomm_call_t *c)
     tcomm_status_t st = tcomm_agree(comm, c, local, sizes);
     if (st == TCOMM_SUCCESS && c->out && c->kind == TCOMM_COLL_ALL_GATHER)
         st = alloc_output(c, n, sizes, &fresh);
+    if (st == TCOMM_SUCCESS && agreement_was_barrier(comm, c))
+        TCOMM_TRACE_PATH("agreement");
     if (st == TCOMM_SUCCESS && !agreement_was_barrier(comm, c)) {
         st = dispatch(comm, c, sizes, c->into ? c->into : fresh);
         if (st != TCOMM_SUCCESS)
@@ -151,6 +160,18 @@ static tcomm_status_t run(tcomm_comm_t *comm, const tcomm_call_t *c)
     if (c->out)
         *c->out = fresh;
     return TCOMM_SUCCESS;
+}
+
+/* TCOMM_DEBUG=TRACE: one line per call (src/frontend/trace.c); below it, no
+ * clock is read. */
+static tcomm_status_t run(tcomm_comm_t *comm, const tcomm_call_t *c)
+{
+    if (!comm || !tcomm_log_tracing)
+        return run_call(comm, c);
+    double t0 = tcomm_trace_begin();
+    tcomm_status_t st = run_call(comm, c);
+    tcomm_trace_end(comm, c, st, t0);
+    return st;
 }
 
 #define CALL(k, f, ...) (&(tcomm_call_t){.kind = (k), .fn = (f), __VA_ARGS__})

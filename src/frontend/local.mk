@@ -4,4 +4,5 @@
 libtcomm_internal_la_SOURCES += \
 	src/frontend/tcomm_frontend.h src/frontend/validate.c \
 	src/frontend/agree.c src/frontend/collectives.c \
-	src/frontend/tensor_add.c
+	src/frontend/tensor_add.c \
+	src/frontend/tcomm_trace.h src/frontend/trace.c

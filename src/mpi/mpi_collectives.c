@@ -15,9 +15,12 @@
 
 #define RANKS_ON_STACK 64
 
-/* Log once per communicator and path at TCOMM_DEBUG=INFO. */
-static void note_path(tcomm_mpi_state_t *st, unsigned bit, const char *what)
+/* Log once per communicator and path at TCOMM_DEBUG=INFO; name the path
+ * (one word) for the call's TRACE line. */
+static void note_path(tcomm_mpi_state_t *st, unsigned bit, const char *path,
+                      const char *what)
 {
+    TCOMM_TRACE_PATH(path);
     if (!(st->paths_logged & bit)) {
         st->paths_logged |= bit;
         TCOMM_INFO(st->rank, "%s", what);
@@ -44,11 +47,13 @@ tcomm_status_t tcomm_mpi_all_reduce(void *state, const tcomm_tensor_t *in,
 {
     tcomm_mpi_state_t *st = state;
     if (st->owner->deterministic) {
-        note_path(st, 1u << 0, "all_reduce: rank-order fold (deterministic)");
+        note_path(st, 1u << 0, "mpi_ordered_fold",
+                  "all_reduce: rank-order fold (deterministic)");
         TCOMM_TRY(tcomm_mpi_all_reduce_ordered(st, in, op, out));
         return finish_avg(st, op, out);
     }
-    note_path(st, 1u << 1, "all_reduce: MPI_Allreduce on host buffers");
+    note_path(st, 1u << 1, "mpi_allreduce",
+              "all_reduce: MPI_Allreduce on host buffers");
     MPI_Op mop;
     TCOMM_TRY(reduction_op(in->dtype, op, &mop));
     const void *send = out == in ? MPI_IN_PLACE : in->data;
@@ -77,11 +82,13 @@ tcomm_status_t tcomm_mpi_all_gather(void *state, const tcomm_tensor_t *in,
     }
     int rc;
     if (outer == 1) {
-        note_path(st, 1u << 2, "all_gather: MPI_Allgatherv in place");
+        note_path(st, 1u << 2, "mpi_allgatherv",
+                  "all_gather: MPI_Allgatherv in place");
         rc = tcomm_mpi_allgatherv(in->data, seg[st->rank], out->data, seg,
                                   displs, in->dtype, st->comm);
     } else {
-        note_path(st, 1u << 3, "all_gather: reshaping along dim > 0");
+        note_path(st, 1u << 3, "mpi_allgather_reshape",
+                  "all_gather: reshaping along dim > 0");
         rc = tcomm_mpi_allgather_dim(in->data, out->data, in->dtype, outer,
                                      seg, st->comm);
     }
@@ -97,7 +104,7 @@ tcomm_status_t tcomm_mpi_reduce_scatter(void *state,
 {
     tcomm_mpi_state_t *st = state;
     if (st->owner->deterministic) {
-        note_path(st, 1u << 4,
+        note_path(st, 1u << 4, "mpi_ordered_fold",
                   "reduce_scatter: rank-order fold (deterministic)");
         TCOMM_TRY(tcomm_mpi_reduce_scatter_ordered(st, in, op, dim, out));
         return finish_avg(st, op, out);
@@ -108,11 +115,13 @@ tcomm_status_t tcomm_mpi_reduce_scatter(void *state,
     size_t chunk = out->numel / (outer ? outer : 1);
     int rc;
     if (outer == 1 || out->numel == 0) {
-        note_path(st, 1u << 5, "reduce_scatter: MPI_Reduce_scatter_block");
+        note_path(st, 1u << 5, "mpi_reduce_scatter_block",
+                  "reduce_scatter: MPI_Reduce_scatter_block");
         rc = tcomm_mpi_reduce_scatter_block(in->data, out->data, out->numel,
                                             in->dtype, mop, st->comm);
     } else {
-        note_path(st, 1u << 6, "reduce_scatter: reshaping along dim > 0");
+        note_path(st, 1u << 6, "mpi_reduce_scatter_reshape",
+                  "reduce_scatter: reshaping along dim > 0");
         rc = tcomm_mpi_reduce_scatter_dim(in->data, out->data, in->dtype,
                                           mop, outer, chunk, st->comm);
     }
@@ -130,11 +139,13 @@ tcomm_status_t tcomm_mpi_broadcast(void *state, const tcomm_tensor_t *in,
     void *buf = st->rank == root ? in->data : out->data;
     int done = 0;
     if (tcomm_shm_bcast_applies(st, in->nbytes)) {
-        note_path(st, 1u << 8, "broadcast: shared copy on one node");
+        note_path(st, 1u << 8, "shm_bcast",
+                  "broadcast: shared copy on one node");
         TCOMM_MPI_CHECK(tcomm_shm_bcast(st, buf, in->nbytes, root, &done));
     }
     if (!done) {
-        note_path(st, 1u << 7, "broadcast: MPI_Bcast on host buffers");
+        note_path(st, 1u << 7, "mpi_bcast",
+                  "broadcast: MPI_Bcast on host buffers");
         TCOMM_MPI_CHECK(tcomm_mpi_bcast(buf, in->numel, in->dtype, root,
                                         st->comm));
     }

@@ -6,6 +6,7 @@
  * Concatenation along dim > 0 is a pack or unpack on the device, before
  * or after either path, through device scratch. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "device_path.h"
 #include "tcomm_config.h"
@@ -49,7 +50,9 @@ static int use_direct(const tcomm_dev_t *d)
 }
 
 /* TCOMM_DEBUG=INFO: report each (collective, path) once per
- * communicator; TRACE: every call. */
+ * communicator; TRACE: name the path for the call's line, one word:
+ * device_direct or device_staged, then +pack, +unpack (along dim > 0)
+ * and +fold (all-to-all and a rank-order fold) where they apply. */
 static void log_path(const tcomm_dev_t *d, int coll, const char *name,
                      const char *path, size_t bytes)
 {
@@ -58,13 +61,22 @@ static void log_path(const tcomm_dev_t *d, int coll, const char *name,
         "direct path (device pointers to MPI)" };
     int direct = use_direct(d);
     unsigned bit = 1u << (16 + 2 * coll + direct);
-    if (tcomm_log_level() >= TCOMM_LOG_TRACE ||
-        (tcomm_log_level() >= TCOMM_LOG_INFO &&
-         !(d->st->paths_logged & bit))) {
+    if (tcomm_log_level() >= TCOMM_LOG_TRACE) {
+        static const char *const words[2][4] = {
+            {"device_staged", "device_staged+fold", "device_staged+pack",
+             "device_staged+pack+fold"},
+            {"device_direct", "device_direct+fold", "device_direct+pack",
+             "device_direct+pack+fold"}};
+        int fold = strstr(path, "fold") != NULL;
+        int pack = strstr(path, "pack") != NULL;
+        tcomm_trace_path(pack && coll == 1 ? (direct ? "device_direct+unpack"
+                                                     : "device_staged+unpack")
+                                           : words[direct][fold + 2 * pack]);
+    }
+    if (tcomm_log_level() >= TCOMM_LOG_INFO &&
+        !(d->st->paths_logged & bit)) {
         d->st->paths_logged |= bit;
-        tcomm_log_print(tcomm_log_level() >= TCOMM_LOG_TRACE
-                            ? TCOMM_LOG_TRACE : TCOMM_LOG_INFO,
-                        d->st->rank,
+        tcomm_log_print(TCOMM_LOG_INFO, d->st->rank,
                         "%s on %s memory (%s, %zu bytes): %s%s", name,
                         d->sp->name, tcomm_dtype_name(d->dtype), bytes,
                         why[direct], path);
