@@ -86,3 +86,15 @@ tcomm_status_t tcomm_rs_comm_from_fint(int handle, tcomm_comm_t **comm)
 {
     return tcomm_comm_create_mpi(MPI_Comm_f2c((MPI_Fint)handle), comm);
 }
+
+/* For the crate's tests: MPI_COMM_WORLD as the bytes of an MPI_Comm
+ * (dst has tcomm_rs_mpi_comm_size() bytes), and as a Fortran handle. */
+void tcomm_rs_mpi_world_raw(void *dst)
+{
+    *(MPI_Comm *)dst = MPI_COMM_WORLD;
+}
+
+int tcomm_rs_mpi_world_fint(void)
+{
+    return (int)MPI_Comm_c2f(MPI_COMM_WORLD);
+}

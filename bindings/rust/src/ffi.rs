@@ -156,4 +156,8 @@ extern "C" {
         -> tcomm_status_t;
     pub fn tcomm_rs_comm_from_fint(handle: c_int, comm: *mut *mut tcomm_comm_t)
         -> tcomm_status_t;
+    /// MPI_COMM_WORLD into `dst` (tcomm_rs_mpi_comm_size() bytes).
+    pub fn tcomm_rs_mpi_world_raw(dst: *mut c_void);
+    /// MPI_Comm_c2f(MPI_COMM_WORLD).
+    pub fn tcomm_rs_mpi_world_fint() -> c_int;
 }
