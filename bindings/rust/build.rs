@@ -118,7 +118,7 @@ fn compile_shim(mpicc: &str, incs: &[PathBuf], out: &Path) {
     let src = Path::new("csrc").join("mpi_shim.c");
     let obj = out.join("mpi_shim.o");
     let mut cc = Command::new(mpicc);
-    cc.args(&["-c", "-O2", "-fPIC", "-o"]).arg(&obj);
+    cc.args(["-c", "-O2", "-fPIC", "-o"]).arg(&obj);
     for i in incs {
         cc.arg(format!("-I{}", i.display()));
     }
