@@ -46,15 +46,19 @@ fn find_tcomm() -> (Vec<PathBuf>, Vec<PathBuf>) {
     if lib.is_some() || inc.is_some() {
         let lib = match lib {
             Some(l) => l,
-            None => fail("TCOMM_INCLUDE_DIR is set but TCOMM_LIB_DIR is not \
+            None => fail(
+                "TCOMM_INCLUDE_DIR is set but TCOMM_LIB_DIR is not \
                           (set it to the directory of libtcomm.so, e.g. a \
-                          build tree's .libs)"),
+                          build tree's .libs)",
+            ),
         };
         let inc = inc.unwrap_or_else(|| lib.join("..").join("include"));
         if !inc.join("tcomm.h").is_file() {
-            fail(&format!("no tcomm.h in TCOMM_INCLUDE_DIR={} (set it to \
+            fail(&format!(
+                "no tcomm.h in TCOMM_INCLUDE_DIR={} (set it to \
                            the include/ of tcomm's sources or install)",
-                          inc.display()));
+                inc.display()
+            ));
         }
         return (vec![inc], vec![lib]);
     }
@@ -62,18 +66,24 @@ fn find_tcomm() -> (Vec<PathBuf>, Vec<PathBuf>) {
     let libs = output_of("pkg-config", &["--libs-only-L", "tcomm"]);
     match (cflags, libs) {
         (Some(c), Some(l)) => {
-            let inc = c.split_whitespace()
-                .filter_map(|t| t.strip_prefix("-I")).map(PathBuf::from)
+            let inc = c
+                .split_whitespace()
+                .filter_map(|t| t.strip_prefix("-I"))
+                .map(PathBuf::from)
                 .collect();
-            let lib = l.split_whitespace()
-                .filter_map(|t| t.strip_prefix("-L")).map(PathBuf::from)
+            let lib = l
+                .split_whitespace()
+                .filter_map(|t| t.strip_prefix("-L"))
+                .map(PathBuf::from)
                 .collect();
             (inc, lib)
         }
-        _ => fail("libtcomm not found: `pkg-config tcomm` fails. Install \
+        _ => fail(
+            "libtcomm not found: `pkg-config tcomm` fails. Install \
                    tcomm (make install) and point PKG_CONFIG_PATH at its \
                    lib/pkgconfig, or set TCOMM_LIB_DIR and TCOMM_INCLUDE_DIR \
-                   (for a build tree: its .libs and include/)"),
+                   (for a build tree: its .libs and include/)",
+        ),
     }
 }
 
@@ -96,10 +106,12 @@ fn mpi_link_flags(mpicc: &str) -> String {
             return s;
         }
     }
-    fail(&format!("cannot find MPI's link flags: `{} --showme:link`, \
+    fail(&format!(
+        "cannot find MPI's link flags: `{} --showme:link`, \
                    `{} -link_info` and pkg-config {:?} all fail (set MPICC \
                    to the MPI compiler wrapper tcomm was built with)",
-                  mpicc, mpicc, pkgs))
+        mpicc, mpicc, pkgs
+    ))
 }
 
 fn emit_link_flags(flags: &str) {
@@ -125,12 +137,18 @@ fn compile_shim(mpicc: &str, incs: &[PathBuf], out: &Path) {
     cc.arg(&src);
     match cc.status() {
         Ok(s) if s.success() => {}
-        Ok(_) => fail(&format!("`{}` failed to compile {} (is MPICC the MPI \
+        Ok(_) => fail(&format!(
+            "`{}` failed to compile {} (is MPICC the MPI \
                                 wrapper tcomm was built with, and \
                                 tcomm_mpi.h on the include path?)",
-                               mpicc, src.display())),
-        Err(e) => fail(&format!("cannot run the MPI compiler `{}`: {} \
-                                 (install MPI or set MPICC)", mpicc, e)),
+            mpicc,
+            src.display()
+        )),
+        Err(e) => fail(&format!(
+            "cannot run the MPI compiler `{}`: {} \
+                                 (install MPI or set MPICC)",
+            mpicc, e
+        )),
     }
     println!("cargo:rerun-if-env-changed=AR");
     let ar = env::var("AR").unwrap_or_else(|_| "ar".to_string());
@@ -138,8 +156,11 @@ fn compile_shim(mpicc: &str, incs: &[PathBuf], out: &Path) {
     let _ = std::fs::remove_file(&lib);
     match Command::new(&ar).arg("crs").arg(&lib).arg(&obj).status() {
         Ok(s) if s.success() => {}
-        _ => fail(&format!("`{} crs {}` failed (set AR to an archiver)",
-                           ar, lib.display())),
+        _ => fail(&format!(
+            "`{} crs {}` failed (set AR to an archiver)",
+            ar,
+            lib.display()
+        )),
     }
 }
 

@@ -10,6 +10,7 @@ RUST_CRATE = bindings/rust/Cargo.toml bindings/rust/Cargo.lock \
 	bindings/rust/build.rs bindings/rust/csrc/mpi_shim.c \
 	bindings/rust/src/lib.rs bindings/rust/src/ffi.rs \
 	bindings/rust/src/error.rs bindings/rust/src/graph.rs \
+	bindings/rust/src/dtype.rs \
 	bindings/rust/src/tensor.rs bindings/rust/src/comm.rs \
 	bindings/rust/src/local.rs bindings/rust/src/mpi.rs \
 	bindings/rust/tests/common/mod.rs bindings/rust/tests/identity.rs \

@@ -21,14 +21,18 @@ const LEARNING_RATE: f32 = 0.1;
 /// This rank's gradient at `step`: rank-dependent, so that the average
 /// is a real reduction (its mean over ranks r is known: see `expected`).
 fn local_gradient(rank: usize, step: usize, weights: &[f32]) -> Vec<f32> {
-    weights.iter().enumerate()
+    weights
+        .iter()
+        .enumerate()
         .map(|(i, w)| w + (rank * PARAMS + i) as f32 + step as f32)
         .collect()
 }
 
 fn expected(world: usize, step: usize, weights: &[f32]) -> Vec<f32> {
     let mean_rank = (world - 1) as f32 / 2.0;
-    weights.iter().enumerate()
+    weights
+        .iter()
+        .enumerate()
         .map(|(i, w)| w + mean_rank * PARAMS as f32 + i as f32 + step as f32)
         .collect()
 }
@@ -44,10 +48,15 @@ fn train(comm: &dyn Communicator) -> tcomm::Result<Vec<f32>> {
         let avg = comm.all_reduce(&grad, ReduceOp::Avg)?;
         let avg = avg.to_vec_f32()?;
         let want = expected(info.world_size, step, &weights);
-        let close = avg.iter().zip(&want).all(|(a, b)| (a - b).abs() <= 1e-4 * b.abs().max(1.0));
+        let close = avg
+            .iter()
+            .zip(&want)
+            .all(|(a, b)| (a - b).abs() <= 1e-4 * b.abs().max(1.0));
         if !close {
-            eprintln!("rank {}: step {}: averaged gradient {:?}, expected {:?}",
-                      info.rank, step, avg, want);
+            eprintln!(
+                "rank {}: step {}: averaged gradient {:?}, expected {:?}",
+                info.rank, step, avg, want
+            );
             exit(1);
         }
         for (w, g) in weights.iter_mut().zip(&avg) {
@@ -58,7 +67,10 @@ fn train(comm: &dyn Communicator) -> tcomm::Result<Vec<f32>> {
     let mine = Tensor::from_f32_on(&graph, &weights, &[PARAMS])?;
     let root = comm.broadcast(&mine, 0)?.to_vec_f32()?;
     if root != weights {
-        eprintln!("rank {}: weights {:?} differ from rank 0's {:?}", info.rank, weights, root);
+        eprintln!(
+            "rank {}: weights {:?} differ from rank 0's {:?}",
+            info.rank, weights, root
+        );
         exit(1);
     }
     comm.barrier()?;
@@ -82,15 +94,22 @@ fn run() -> tcomm::Result<()> {
                 Err(_) => exit(1),
             };
         }
-        println!("data_parallel: {} local ranks, {} steps: replicas agree", n, STEPS);
+        println!(
+            "data_parallel: {} local ranks, {} steps: replicas agree",
+            n, STEPS
+        );
         return Ok(());
     }
     let mpi = Mpi::init()?;
     let world: Box<dyn Communicator> = Box::new(MpiComm::world(&mpi)?);
     let weights = train(&*world)?;
     if world.info().rank == 0 {
-        println!("data_parallel: {} MPI ranks, {} steps: replicas agree, weights[0] = {}",
-                 world.info().world_size, STEPS, weights[0]);
+        println!(
+            "data_parallel: {} MPI ranks, {} steps: replicas agree, weights[0] = {}",
+            world.info().world_size,
+            STEPS,
+            weights[0]
+        );
     }
     Ok(())
 }

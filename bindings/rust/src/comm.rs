@@ -51,7 +51,7 @@ impl ReduceOp {
 /// Every result is on the input's graph.
 pub trait Communicator: Send {
     /// This handle's rank and the world size.
-    fn info(&self) -> CommInfo;                       // CommInfo { rank: usize, world_size: usize }
+    fn info(&self) -> CommInfo; // CommInfo { rank: usize, world_size: usize }
     /// Element-wise reduction; the result on every rank.
     fn all_reduce(&self, tensor: &Tensor, op: ReduceOp) -> Result<Tensor>;
     /// Every rank's tensor concatenated along `dim`, in rank order.
@@ -76,8 +76,13 @@ pub trait CommunicatorExt: Communicator {
     /// `all_gather` into `out`, whose size along `dim` is the sum of every rank's.
     fn all_gather_into(&self, tensor: &Tensor, dim: usize, out: &mut Tensor) -> Result<()>;
     /// `reduce_scatter` into `out`, of this rank's chunk's shape.
-    fn reduce_scatter_into(&self, tensor: &Tensor, op: ReduceOp, dim: usize,
-                           out: &mut Tensor) -> Result<()>;
+    fn reduce_scatter_into(
+        &self,
+        tensor: &Tensor,
+        op: ReduceOp,
+        dim: usize,
+        out: &mut Tensor,
+    ) -> Result<()>;
     /// `broadcast` into `out` (root's shape and dtype).
     fn broadcast_into(&self, tensor: &Tensor, root: usize, out: &mut Tensor) -> Result<()>;
     /// `broadcast` in place: non-roots' values are overwritten with root's.
@@ -110,7 +115,10 @@ impl RawComm {
     /// Takes ownership of `ptr` (destroyed here if its info fails).
     pub(crate) fn new(ptr: *mut ffi::tcomm_comm_t) -> Result<RawComm> {
         let mut ci = ffi::tcomm_comm_info_t {
-            rank: 0, world_size: 0, backend: ptr::null(), cuda_aware: 0,
+            rank: 0,
+            world_size: 0,
+            backend: ptr::null(),
+            cuda_aware: 0,
         };
         // SAFETY: ptr is a live communicator; ci a valid out pointer.
         if let Err(e) = check(unsafe { ffi::tcomm_comm_info(ptr, &mut ci) }) {
@@ -120,7 +128,10 @@ impl RawComm {
         }
         Ok(RawComm {
             ptr,
-            info: CommInfo { rank: ci.rank.max(0) as usize, world_size: ci.world_size.max(0) as usize },
+            info: CommInfo {
+                rank: ci.rank.max(0) as usize,
+                world_size: ci.world_size.max(0) as usize,
+            },
             // SAFETY: backend is NULL or a constant string of the backend.
             backend: unsafe { c_text(ci.backend) },
             cuda_aware: ci.cuda_aware != 0,
@@ -128,8 +139,11 @@ impl RawComm {
     }
 
     /// Runs a C call that makes a new tensor from `input`.
-    fn make(&self, input: &Tensor, call: impl FnOnce(*mut *mut ffi::tcomm_tensor_t)
-            -> ffi::tcomm_status_t) -> Result<Tensor> {
+    fn make(
+        &self,
+        input: &Tensor,
+        call: impl FnOnce(*mut *mut ffi::tcomm_tensor_t) -> ffi::tcomm_status_t,
+    ) -> Result<Tensor> {
         let mut out = ptr::null_mut();
         check(call(&mut out))?;
         Ok(input.result(out))
@@ -148,10 +162,14 @@ impl RawComm {
     // SAFETY (all below): self.ptr and the tensors are alive for the
     // call; outputs are written by C only on success.
     pub(crate) fn all_reduce(&self, t: &Tensor, op: ReduceOp) -> Result<Tensor> {
-        self.make(t, |o| unsafe { ffi::tcomm_all_reduce(self.ptr, t.as_ptr(), op.code(), o) })
+        self.make(t, |o| unsafe {
+            ffi::tcomm_all_reduce(self.ptr, t.as_ptr(), op.code(), o)
+        })
     }
     pub(crate) fn all_gather(&self, t: &Tensor, dim: usize) -> Result<Tensor> {
-        self.make(t, |o| unsafe { ffi::tcomm_all_gather(self.ptr, t.as_ptr(), c_index(dim), o) })
+        self.make(t, |o| unsafe {
+            ffi::tcomm_all_gather(self.ptr, t.as_ptr(), c_index(dim), o)
+        })
     }
     pub(crate) fn reduce_scatter(&self, t: &Tensor, op: ReduceOp, dim: usize) -> Result<Tensor> {
         self.make(t, |o| unsafe {
@@ -159,7 +177,9 @@ impl RawComm {
         })
     }
     pub(crate) fn broadcast(&self, t: &Tensor, root: usize) -> Result<Tensor> {
-        self.make(t, |o| unsafe { ffi::tcomm_broadcast(self.ptr, t.as_ptr(), c_index(root), o) })
+        self.make(t, |o| unsafe {
+            ffi::tcomm_broadcast(self.ptr, t.as_ptr(), c_index(root), o)
+        })
     }
     pub(crate) fn barrier(&self) -> Result<()> {
         check(unsafe { ffi::tcomm_barrier(self.ptr) })
@@ -177,8 +197,13 @@ impl RawComm {
         let o = out.out_ptr("all_gather_into")?;
         check(unsafe { ffi::tcomm_all_gather_into(self.ptr, t.as_ptr(), c_index(dim), o) })
     }
-    pub(crate) fn reduce_scatter_into(&self, t: &Tensor, op: ReduceOp, dim: usize,
-                                      out: &mut Tensor) -> Result<()> {
+    pub(crate) fn reduce_scatter_into(
+        &self,
+        t: &Tensor,
+        op: ReduceOp,
+        dim: usize,
+        out: &mut Tensor,
+    ) -> Result<()> {
         let o = out.out_ptr("reduce_scatter_into")?;
         check(unsafe {
             ffi::tcomm_reduce_scatter_into(self.ptr, t.as_ptr(), op.code(), c_index(dim), o)
@@ -217,20 +242,33 @@ macro_rules! impl_communicator {
             fn info(&self) -> $crate::CommInfo {
                 self.raw.info()
             }
-            fn all_reduce(&self, tensor: &$crate::Tensor, op: $crate::ReduceOp)
-                          -> $crate::Result<$crate::Tensor> {
+            fn all_reduce(
+                &self,
+                tensor: &$crate::Tensor,
+                op: $crate::ReduceOp,
+            ) -> $crate::Result<$crate::Tensor> {
                 self.raw.all_reduce(tensor, op)
             }
-            fn all_gather(&self, tensor: &$crate::Tensor, dim: usize)
-                          -> $crate::Result<$crate::Tensor> {
+            fn all_gather(
+                &self,
+                tensor: &$crate::Tensor,
+                dim: usize,
+            ) -> $crate::Result<$crate::Tensor> {
                 self.raw.all_gather(tensor, dim)
             }
-            fn reduce_scatter(&self, tensor: &$crate::Tensor, op: $crate::ReduceOp, dim: usize)
-                              -> $crate::Result<$crate::Tensor> {
+            fn reduce_scatter(
+                &self,
+                tensor: &$crate::Tensor,
+                op: $crate::ReduceOp,
+                dim: usize,
+            ) -> $crate::Result<$crate::Tensor> {
                 self.raw.reduce_scatter(tensor, op, dim)
             }
-            fn broadcast(&self, tensor: &$crate::Tensor, root: usize)
-                         -> $crate::Result<$crate::Tensor> {
+            fn broadcast(
+                &self,
+                tensor: &$crate::Tensor,
+                root: usize,
+            ) -> $crate::Result<$crate::Tensor> {
                 self.raw.broadcast(tensor, root)
             }
             fn barrier(&self) -> $crate::Result<()> {
@@ -239,29 +277,51 @@ macro_rules! impl_communicator {
         }
 
         impl $crate::CommunicatorExt for $ty {
-            fn all_reduce_into(&self, tensor: &$crate::Tensor, op: $crate::ReduceOp,
-                               out: &mut $crate::Tensor) -> $crate::Result<()> {
+            fn all_reduce_into(
+                &self,
+                tensor: &$crate::Tensor,
+                op: $crate::ReduceOp,
+                out: &mut $crate::Tensor,
+            ) -> $crate::Result<()> {
                 self.raw.all_reduce_into(tensor, op, out)
             }
-            fn all_reduce_in_place(&self, tensor: &mut $crate::Tensor, op: $crate::ReduceOp)
-                                   -> $crate::Result<()> {
+            fn all_reduce_in_place(
+                &self,
+                tensor: &mut $crate::Tensor,
+                op: $crate::ReduceOp,
+            ) -> $crate::Result<()> {
                 self.raw.all_reduce_in_place(tensor, op)
             }
-            fn all_gather_into(&self, tensor: &$crate::Tensor, dim: usize,
-                               out: &mut $crate::Tensor) -> $crate::Result<()> {
+            fn all_gather_into(
+                &self,
+                tensor: &$crate::Tensor,
+                dim: usize,
+                out: &mut $crate::Tensor,
+            ) -> $crate::Result<()> {
                 self.raw.all_gather_into(tensor, dim, out)
             }
-            fn reduce_scatter_into(&self, tensor: &$crate::Tensor, op: $crate::ReduceOp,
-                                   dim: usize, out: &mut $crate::Tensor)
-                                   -> $crate::Result<()> {
+            fn reduce_scatter_into(
+                &self,
+                tensor: &$crate::Tensor,
+                op: $crate::ReduceOp,
+                dim: usize,
+                out: &mut $crate::Tensor,
+            ) -> $crate::Result<()> {
                 self.raw.reduce_scatter_into(tensor, op, dim, out)
             }
-            fn broadcast_into(&self, tensor: &$crate::Tensor, root: usize,
-                              out: &mut $crate::Tensor) -> $crate::Result<()> {
+            fn broadcast_into(
+                &self,
+                tensor: &$crate::Tensor,
+                root: usize,
+                out: &mut $crate::Tensor,
+            ) -> $crate::Result<()> {
                 self.raw.broadcast_into(tensor, root, out)
             }
-            fn broadcast_in_place(&self, tensor: &mut $crate::Tensor, root: usize)
-                                  -> $crate::Result<()> {
+            fn broadcast_in_place(
+                &self,
+                tensor: &mut $crate::Tensor,
+                root: usize,
+            ) -> $crate::Result<()> {
                 self.raw.broadcast_in_place(tensor, root)
             }
             fn backend(&self) -> String {

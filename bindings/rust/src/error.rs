@@ -93,7 +93,10 @@ pub type Result<T> = std::result::Result<T, Error>;
 impl Error {
     /// An error with this status and sentence.
     pub fn new(status: Status, message: impl Into<String>) -> Error {
-        Error { status, message: message.into() }
+        Error {
+            status,
+            message: message.into(),
+        }
     }
 
     /// The status (`Status::Shape`, ...).
@@ -145,7 +148,10 @@ pub(crate) fn check(status: ffi::tcomm_status_t) -> Result<()> {
     if message.is_empty() {
         message = format!("tcomm: {} (status {})", st.as_str(), status);
     }
-    Err(Error { status: st, message })
+    Err(Error {
+        status: st,
+        message,
+    })
 }
 
 /// A usize argument as a C int; too large values become `c_int::MAX`,

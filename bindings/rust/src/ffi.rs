@@ -85,21 +85,37 @@ extern "C" {
     pub fn tcomm_get_version(major: *mut c_int, minor: *mut c_int, patch: *mut c_int);
     pub fn tcomm_dtype_size(dtype: tcomm_dtype_t) -> usize;
 
-    pub fn tcomm_graph_create(device: tcomm_device_t, graph: *mut *mut tcomm_graph_t)
-        -> tcomm_status_t;
+    pub fn tcomm_graph_create(
+        device: tcomm_device_t,
+        graph: *mut *mut tcomm_graph_t,
+    ) -> tcomm_status_t;
     pub fn tcomm_graph_destroy(graph: *mut tcomm_graph_t) -> tcomm_status_t;
     pub fn tcomm_graph_id(graph: *const tcomm_graph_t) -> u64;
     pub fn tcomm_graph_device(graph: *const tcomm_graph_t) -> tcomm_device_t;
 
-    pub fn tcomm_tensor_from_host(graph: *mut tcomm_graph_t, dtype: tcomm_dtype_t,
-                                  data: *const c_void, ndim: c_int, shape: *const usize,
-                                  tensor: *mut *mut tcomm_tensor_t) -> tcomm_status_t;
-    pub fn tcomm_tensor_const_like(anchor: *const tcomm_tensor_t, dtype: tcomm_dtype_t,
-                                   data: *const c_void, ndim: c_int, shape: *const usize,
-                                   tensor: *mut *mut tcomm_tensor_t) -> tcomm_status_t;
-    pub fn tcomm_tensor_empty(graph: *mut tcomm_graph_t, dtype: tcomm_dtype_t, ndim: c_int,
-                              shape: *const usize, tensor: *mut *mut tcomm_tensor_t)
-        -> tcomm_status_t;
+    pub fn tcomm_tensor_from_host(
+        graph: *mut tcomm_graph_t,
+        dtype: tcomm_dtype_t,
+        data: *const c_void,
+        ndim: c_int,
+        shape: *const usize,
+        tensor: *mut *mut tcomm_tensor_t,
+    ) -> tcomm_status_t;
+    pub fn tcomm_tensor_const_like(
+        anchor: *const tcomm_tensor_t,
+        dtype: tcomm_dtype_t,
+        data: *const c_void,
+        ndim: c_int,
+        shape: *const usize,
+        tensor: *mut *mut tcomm_tensor_t,
+    ) -> tcomm_status_t;
+    pub fn tcomm_tensor_empty(
+        graph: *mut tcomm_graph_t,
+        dtype: tcomm_dtype_t,
+        ndim: c_int,
+        shape: *const usize,
+        tensor: *mut *mut tcomm_tensor_t,
+    ) -> tcomm_status_t;
     pub fn tcomm_tensor_retain(tensor: *mut tcomm_tensor_t) -> *mut tcomm_tensor_t;
     pub fn tcomm_tensor_release(tensor: *mut tcomm_tensor_t);
     pub fn tcomm_tensor_graph_id(tensor: *const tcomm_tensor_t) -> u64;
@@ -107,42 +123,90 @@ extern "C" {
     pub fn tcomm_tensor_ndim(tensor: *const tcomm_tensor_t) -> c_int;
     pub fn tcomm_tensor_dim(tensor: *const tcomm_tensor_t, axis: c_int) -> usize;
     pub fn tcomm_tensor_numel(tensor: *const tcomm_tensor_t) -> usize;
-    pub fn tcomm_tensor_to_host(tensor: *const tcomm_tensor_t, dst: *mut c_void,
-                                dst_bytes: usize) -> tcomm_status_t;
-    pub fn tcomm_tensor_add(a: *const tcomm_tensor_t, b: *const tcomm_tensor_t,
-                            sum: *mut *mut tcomm_tensor_t) -> tcomm_status_t;
+    pub fn tcomm_tensor_to_host(
+        tensor: *const tcomm_tensor_t,
+        dst: *mut c_void,
+        dst_bytes: usize,
+    ) -> tcomm_status_t;
+    pub fn tcomm_tensor_add(
+        a: *const tcomm_tensor_t,
+        b: *const tcomm_tensor_t,
+        sum: *mut *mut tcomm_tensor_t,
+    ) -> tcomm_status_t;
 
     pub fn tcomm_comm_create_identity(comm: *mut *mut tcomm_comm_t) -> tcomm_status_t;
-    pub fn tcomm_comm_create_local(world_size: c_int, comms: *mut *mut tcomm_comm_t)
-        -> tcomm_status_t;
-    pub fn tcomm_comm_info(comm: *const tcomm_comm_t, info: *mut tcomm_comm_info_t)
-        -> tcomm_status_t;
+    pub fn tcomm_comm_create_local(
+        world_size: c_int,
+        comms: *mut *mut tcomm_comm_t,
+    ) -> tcomm_status_t;
+    pub fn tcomm_comm_info(
+        comm: *const tcomm_comm_t,
+        info: *mut tcomm_comm_info_t,
+    ) -> tcomm_status_t;
     pub fn tcomm_comm_destroy(comm: *mut tcomm_comm_t) -> tcomm_status_t;
-    pub fn tcomm_comm_set_attr(comm: *mut tcomm_comm_t, attr: tcomm_comm_attr_t,
-                               value: c_int) -> tcomm_status_t;
-    pub fn tcomm_comm_get_attr(comm: *const tcomm_comm_t, attr: tcomm_comm_attr_t,
-                               value: *mut c_int) -> tcomm_status_t;
+    pub fn tcomm_comm_set_attr(
+        comm: *mut tcomm_comm_t,
+        attr: tcomm_comm_attr_t,
+        value: c_int,
+    ) -> tcomm_status_t;
+    pub fn tcomm_comm_get_attr(
+        comm: *const tcomm_comm_t,
+        attr: tcomm_comm_attr_t,
+        value: *mut c_int,
+    ) -> tcomm_status_t;
 
-    pub fn tcomm_all_reduce(comm: *mut tcomm_comm_t, input: *const tcomm_tensor_t,
-                            op: tcomm_op_t, out: *mut *mut tcomm_tensor_t) -> tcomm_status_t;
-    pub fn tcomm_all_gather(comm: *mut tcomm_comm_t, input: *const tcomm_tensor_t,
-                            dim: c_int, out: *mut *mut tcomm_tensor_t) -> tcomm_status_t;
-    pub fn tcomm_reduce_scatter(comm: *mut tcomm_comm_t, input: *const tcomm_tensor_t,
-                                op: tcomm_op_t, dim: c_int, out: *mut *mut tcomm_tensor_t)
-        -> tcomm_status_t;
-    pub fn tcomm_broadcast(comm: *mut tcomm_comm_t, input: *const tcomm_tensor_t,
-                           root: c_int, out: *mut *mut tcomm_tensor_t) -> tcomm_status_t;
+    pub fn tcomm_all_reduce(
+        comm: *mut tcomm_comm_t,
+        input: *const tcomm_tensor_t,
+        op: tcomm_op_t,
+        out: *mut *mut tcomm_tensor_t,
+    ) -> tcomm_status_t;
+    pub fn tcomm_all_gather(
+        comm: *mut tcomm_comm_t,
+        input: *const tcomm_tensor_t,
+        dim: c_int,
+        out: *mut *mut tcomm_tensor_t,
+    ) -> tcomm_status_t;
+    pub fn tcomm_reduce_scatter(
+        comm: *mut tcomm_comm_t,
+        input: *const tcomm_tensor_t,
+        op: tcomm_op_t,
+        dim: c_int,
+        out: *mut *mut tcomm_tensor_t,
+    ) -> tcomm_status_t;
+    pub fn tcomm_broadcast(
+        comm: *mut tcomm_comm_t,
+        input: *const tcomm_tensor_t,
+        root: c_int,
+        out: *mut *mut tcomm_tensor_t,
+    ) -> tcomm_status_t;
     pub fn tcomm_barrier(comm: *mut tcomm_comm_t) -> tcomm_status_t;
 
-    pub fn tcomm_all_reduce_into(comm: *mut tcomm_comm_t, input: *const tcomm_tensor_t,
-                                 op: tcomm_op_t, out: *mut tcomm_tensor_t) -> tcomm_status_t;
-    pub fn tcomm_all_gather_into(comm: *mut tcomm_comm_t, input: *const tcomm_tensor_t,
-                                 dim: c_int, out: *mut tcomm_tensor_t) -> tcomm_status_t;
-    pub fn tcomm_reduce_scatter_into(comm: *mut tcomm_comm_t, input: *const tcomm_tensor_t,
-                                     op: tcomm_op_t, dim: c_int, out: *mut tcomm_tensor_t)
-        -> tcomm_status_t;
-    pub fn tcomm_broadcast_into(comm: *mut tcomm_comm_t, input: *const tcomm_tensor_t,
-                                root: c_int, out: *mut tcomm_tensor_t) -> tcomm_status_t;
+    pub fn tcomm_all_reduce_into(
+        comm: *mut tcomm_comm_t,
+        input: *const tcomm_tensor_t,
+        op: tcomm_op_t,
+        out: *mut tcomm_tensor_t,
+    ) -> tcomm_status_t;
+    pub fn tcomm_all_gather_into(
+        comm: *mut tcomm_comm_t,
+        input: *const tcomm_tensor_t,
+        dim: c_int,
+        out: *mut tcomm_tensor_t,
+    ) -> tcomm_status_t;
+    pub fn tcomm_reduce_scatter_into(
+        comm: *mut tcomm_comm_t,
+        input: *const tcomm_tensor_t,
+        op: tcomm_op_t,
+        dim: c_int,
+        out: *mut tcomm_tensor_t,
+    ) -> tcomm_status_t;
+    pub fn tcomm_broadcast_into(
+        comm: *mut tcomm_comm_t,
+        input: *const tcomm_tensor_t,
+        root: c_int,
+        out: *mut tcomm_tensor_t,
+    ) -> tcomm_status_t;
 }
 
 // csrc/mpi_shim.c, compiled with the MPI's wrapper by build.rs.
@@ -152,10 +216,11 @@ extern "C" {
     pub fn tcomm_rs_mpi_active() -> c_int;
     pub fn tcomm_rs_mpi_comm_size() -> usize;
     pub fn tcomm_rs_comm_world(comm: *mut *mut tcomm_comm_t) -> tcomm_status_t;
-    pub fn tcomm_rs_comm_from_raw(handle: *const c_void, comm: *mut *mut tcomm_comm_t)
-        -> tcomm_status_t;
-    pub fn tcomm_rs_comm_from_fint(handle: c_int, comm: *mut *mut tcomm_comm_t)
-        -> tcomm_status_t;
+    pub fn tcomm_rs_comm_from_raw(
+        handle: *const c_void,
+        comm: *mut *mut tcomm_comm_t,
+    ) -> tcomm_status_t;
+    pub fn tcomm_rs_comm_from_fint(handle: c_int, comm: *mut *mut tcomm_comm_t) -> tcomm_status_t;
     /// MPI_COMM_WORLD into `dst` (tcomm_rs_mpi_comm_size() bytes).
     pub fn tcomm_rs_mpi_world_raw(dst: *mut c_void);
     /// MPI_Comm_c2f(MPI_COMM_WORLD).

@@ -41,11 +41,16 @@ pub struct Graph {
 
 impl Graph {
     fn create(kind: ffi::tcomm_device_kind_t, index: usize) -> Result<Graph> {
-        let device = ffi::tcomm_device_t { kind, index: crate::error::c_index(index) };
+        let device = ffi::tcomm_device_t {
+            kind,
+            index: crate::error::c_index(index),
+        };
         let mut raw = ptr::null_mut();
         // SAFETY: raw is a valid out pointer; written only on success.
         check(unsafe { ffi::tcomm_graph_create(device, &mut raw) })?;
-        Ok(Graph { inner: Arc::new(GraphInner { raw }) })
+        Ok(Graph {
+            inner: Arc::new(GraphInner { raw }),
+        })
     }
 
     /// A graph in host memory.
@@ -86,7 +91,12 @@ impl Eq for Graph {}
 
 impl fmt::Debug for Graph {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Graph({}{})", self.id(), if self.is_cuda() { ", cuda" } else { "" })
+        write!(
+            f,
+            "Graph({}{})",
+            self.id(),
+            if self.is_cuda() { ", cuda" } else { "" }
+        )
     }
 }
 

@@ -34,6 +34,7 @@
 
 #[macro_use]
 mod comm;
+mod dtype;
 mod error;
 pub mod ffi;
 mod graph;
@@ -42,13 +43,14 @@ mod mpi;
 mod tensor;
 
 pub use comm::{CommInfo, Communicator, CommunicatorExt, ReduceOp};
+pub use dtype::DType;
 pub use error::{Error, Result, Status};
 #[doc(hidden)]
 pub use graph::leaked_graphs;
 pub use graph::Graph;
 pub use local::{IdentityComm, LocalComm};
 pub use mpi::{Mpi, MpiComm};
-pub use tensor::{DType, Tensor};
+pub use tensor::Tensor;
 
 /// The version of the libtcomm this program runs with: (major, minor, patch).
 pub fn version() -> (i32, i32, i32) {

@@ -19,7 +19,9 @@ impl IdentityComm {
         let mut p = ptr::null_mut();
         // SAFETY: p is a valid out pointer, written only on success.
         check(unsafe { ffi::tcomm_comm_create_identity(&mut p) })?;
-        Ok(IdentityComm { raw: RawComm::new(p)? })
+        Ok(IdentityComm {
+            raw: RawComm::new(p)?,
+        })
     }
 }
 
@@ -37,8 +39,16 @@ impl LocalComm {
     pub fn group(n: usize) -> Result<Vec<LocalComm>> {
         let c_n = match i32::try_from(n) {
             Ok(v) => v,
-            Err(_) => return Err(Error::new(Status::InvalidArg, format!(
-                "LocalComm::group: {} ranks is too many (use 1 ..= {})", n, i32::MAX))),
+            Err(_) => {
+                return Err(Error::new(
+                    Status::InvalidArg,
+                    format!(
+                        "LocalComm::group: {} ranks is too many (use 1 ..= {})",
+                        n,
+                        i32::MAX
+                    ),
+                ))
+            }
         };
         let mut ptrs: Vec<*mut ffi::tcomm_comm_t> = vec![ptr::null_mut(); n];
         // SAFETY: ptrs has room for n handles, written only on success.

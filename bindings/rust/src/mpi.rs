@@ -9,14 +9,18 @@ use crate::error::{check, Error, Result, Status};
 use crate::ffi;
 
 struct State {
-    handles: usize,   // live Mpi values
-    owned: bool,      // this crate called MPI_Init_thread
-    finalized: bool,  // this crate called MPI_Finalize
-    level: i32,       // 0 single .. 3 multiple
+    handles: usize,  // live Mpi values
+    owned: bool,     // this crate called MPI_Init_thread
+    finalized: bool, // this crate called MPI_Finalize
+    level: i32,      // 0 single .. 3 multiple
 }
 
-static STATE: Mutex<State> =
-    Mutex::new(State { handles: 0, owned: false, finalized: false, level: 0 });
+static STATE: Mutex<State> = Mutex::new(State {
+    handles: 0,
+    owned: false,
+    finalized: false,
+    level: 0,
+});
 
 fn state() -> MutexGuard<'static, State> {
     // A panic elsewhere while holding the lock leaves valid counts.
@@ -47,21 +51,31 @@ impl Mpi {
             return Ok(Mpi { _private: () });
         }
         if s.finalized {
-            return Err(Error::new(Status::Mpi,
+            return Err(Error::new(
+                Status::Mpi,
                 "Mpi::init: MPI was finalized when the last Mpi handle dropped, and MPI \
-                 cannot start twice (keep one Mpi alive for the whole program)"));
+                 cannot start twice (keep one Mpi alive for the whole program)",
+            ));
         }
         let mut level = 0;
         // SAFETY: level is a valid out pointer.
         match unsafe { ffi::tcomm_rs_mpi_init(&mut level) } {
             0 => s.owned = true,
             1 => s.owned = false,
-            2 => return Err(Error::new(Status::Mpi,
-                "Mpi::init: MPI is already finalized and cannot start again (create the \
-                 Mpi before anything finalizes MPI)")),
-            _ => return Err(Error::new(Status::Mpi,
-                "Mpi::init: MPI_Init_thread failed (run the program directly or under \
-                 mpirun, with the MPI tcomm was built with)")),
+            2 => {
+                return Err(Error::new(
+                    Status::Mpi,
+                    "Mpi::init: MPI is already finalized and cannot start again (create the \
+                 Mpi before anything finalizes MPI)",
+                ))
+            }
+            _ => {
+                return Err(Error::new(
+                    Status::Mpi,
+                    "Mpi::init: MPI_Init_thread failed (run the program directly or under \
+                 mpirun, with the MPI tcomm was built with)",
+                ))
+            }
         }
         s.level = level;
         s.handles = 1;
@@ -110,11 +124,16 @@ pub struct MpiComm {
 }
 
 impl MpiComm {
-    fn wrap(mpi: &Mpi, make: impl FnOnce(*mut *mut ffi::tcomm_comm_t) -> ffi::tcomm_status_t)
-            -> Result<MpiComm> {
+    fn wrap(
+        mpi: &Mpi,
+        make: impl FnOnce(*mut *mut ffi::tcomm_comm_t) -> ffi::tcomm_status_t,
+    ) -> Result<MpiComm> {
         let mut p = ptr::null_mut();
         check(make(&mut p))?;
-        Ok(MpiComm { raw: RawComm::new(p)?, _mpi: mpi.clone() })
+        Ok(MpiComm {
+            raw: RawComm::new(p)?,
+            _mpi: mpi.clone(),
+        })
     }
 
     /// Over `MPI_COMM_WORLD`: every process mpirun started.
@@ -132,8 +151,10 @@ impl MpiComm {
     /// MPI this crate was built with, and every rank of it calls this.
     pub unsafe fn from_raw(mpi: &Mpi, handle: *const c_void) -> Result<MpiComm> {
         if handle.is_null() {
-            return Err(Error::new(Status::InvalidArg,
-                "MpiComm::from_raw: handle is NULL (pass a pointer to an MPI_Comm)"));
+            return Err(Error::new(
+                Status::InvalidArg,
+                "MpiComm::from_raw: handle is NULL (pass a pointer to an MPI_Comm)",
+            ));
         }
         MpiComm::wrap(mpi, |p| ffi::tcomm_rs_comm_from_raw(handle, p))
     }

@@ -1,94 +1,15 @@
 // SPDX-License-Identifier: BSD-3-Clause
-//! `Tensor`: a contiguous row-major tensor bound to one graph, and its
-//! element types (`DType`).
+//! `Tensor`: a contiguous row-major tensor bound to one graph.
 use std::fmt;
 use std::mem::size_of;
 use std::os::raw::c_void;
 use std::ptr;
 use std::sync::Arc;
 
+use crate::dtype::DType;
 use crate::error::{check, Error, Result, Status};
 use crate::ffi;
 use crate::graph::Graph;
-
-/// Element types: the C API's `tcomm_dtype_t`. `F16` (IEEE binary16) and
-/// `BF16` (bfloat16) travel as their bits in `u16`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum DType {
-    /// u8
-    U8,
-    /// i8
-    I8,
-    /// i32
-    I32,
-    /// u32
-    U32,
-    /// i64
-    I64,
-    /// IEEE binary16, as u16 bits
-    F16,
-    /// bfloat16, as u16 bits
-    BF16,
-    /// f32
-    F32,
-    /// f64
-    F64,
-}
-
-impl DType {
-    fn code(self) -> ffi::tcomm_dtype_t {
-        match self {
-            DType::U8 => ffi::TCOMM_U8,
-            DType::I8 => ffi::TCOMM_I8,
-            DType::I32 => ffi::TCOMM_I32,
-            DType::U32 => ffi::TCOMM_U32,
-            DType::I64 => ffi::TCOMM_I64,
-            DType::F16 => ffi::TCOMM_F16,
-            DType::BF16 => ffi::TCOMM_BF16,
-            DType::F32 => ffi::TCOMM_F32,
-            DType::F64 => ffi::TCOMM_F64,
-        }
-    }
-
-    fn from_code(code: ffi::tcomm_dtype_t) -> DType {
-        match code {
-            ffi::TCOMM_U8 => DType::U8,
-            ffi::TCOMM_I8 => DType::I8,
-            ffi::TCOMM_I32 => DType::I32,
-            ffi::TCOMM_U32 => DType::U32,
-            ffi::TCOMM_I64 => DType::I64,
-            ffi::TCOMM_F16 => DType::F16,
-            ffi::TCOMM_BF16 => DType::BF16,
-            ffi::TCOMM_F32 => DType::F32,
-            _ => DType::F64,
-        }
-    }
-
-    /// Bytes per element.
-    pub fn size(self) -> usize {
-        match self {
-            DType::U8 | DType::I8 => 1,
-            DType::F16 | DType::BF16 => 2,
-            DType::I32 | DType::U32 | DType::F32 => 4,
-            DType::I64 | DType::F64 => 8,
-        }
-    }
-
-    /// The short name tcomm uses: "f32", "bf16", ...
-    pub fn name(self) -> &'static str {
-        match self {
-            DType::U8 => "u8",
-            DType::I8 => "i8",
-            DType::I32 => "i32",
-            DType::U32 => "u32",
-            DType::I64 => "i64",
-            DType::F16 => "f16",
-            DType::BF16 => "bf16",
-            DType::F32 => "f32",
-            DType::F64 => "f64",
-        }
-    }
-}
 
 /// One C tensor reference. Several `Tensor`s share a cell when they are
 /// the same C tensor (clones, world-size-1 results).
@@ -128,14 +49,27 @@ fn shape_text(shape: &[usize]) -> String {
 /// TCOMM_MAX_DIMS dims (so the C int cannot overflow).
 fn numel_of(call: &str, shape: &[usize]) -> Result<usize> {
     if shape.len() > ffi::TCOMM_MAX_DIMS {
-        return Err(Error::new(Status::Shape, format!(
-            "{}: shape {} has {} dims (use at most {})",
-            call, shape_text(shape), shape.len(), ffi::TCOMM_MAX_DIMS)));
+        return Err(Error::new(
+            Status::Shape,
+            format!(
+                "{}: shape {} has {} dims (use at most {})",
+                call,
+                shape_text(shape),
+                shape.len(),
+                ffi::TCOMM_MAX_DIMS
+            ),
+        ));
     }
     match shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d)) {
         Some(n) => Ok(n),
-        None => Err(Error::new(Status::Shape, format!(
-            "{}: shape {} overflows usize (use smaller dims)", call, shape_text(shape)))),
+        None => Err(Error::new(
+            Status::Shape,
+            format!(
+                "{}: shape {} overflows usize (use smaller dims)",
+                call,
+                shape_text(shape)
+            ),
+        )),
     }
 }
 
@@ -145,14 +79,23 @@ fn check_len(call: &str, len: usize, shape: &[usize]) -> Result<()> {
     if n == len {
         return Ok(());
     }
-    Err(Error::new(Status::Shape, format!(
-        "{}: {} values for shape {} of {} elements (pass one value per element)",
-        call, len, shape_text(shape), n)))
+    Err(Error::new(
+        Status::Shape,
+        format!(
+            "{}: {} values for shape {} of {} elements (pass one value per element)",
+            call,
+            len,
+            shape_text(shape),
+            n
+        ),
+    ))
 }
 
 impl Tensor {
     fn own(raw: *mut ffi::tcomm_tensor_t, graph: Graph) -> Tensor {
-        Tensor { cell: Arc::new(Cell { raw, graph }) }
+        Tensor {
+            cell: Arc::new(Cell { raw, graph }),
+        }
     }
 
     /// Wraps the result of a collective on `self`: world size 1 hands
@@ -168,30 +111,50 @@ impl Tensor {
         Tensor::own(raw, self.cell.graph.clone())
     }
 
-    fn from_host<T: Copy>(call: &str, graph: &Graph, dtype: DType, data: &[T],
-                          shape: &[usize]) -> Result<Tensor> {
+    fn from_host<T: Copy>(
+        call: &str,
+        graph: &Graph,
+        dtype: DType,
+        data: &[T],
+        shape: &[usize],
+    ) -> Result<Tensor> {
         debug_assert_eq!(size_of::<T>(), dtype.size());
         check_len(call, data.len(), shape)?;
         let mut raw = ptr::null_mut();
         // SAFETY: data holds numel(shape) elements of dtype's size, shape
         // has ndim entries; raw is written only on success.
         check(unsafe {
-            ffi::tcomm_tensor_from_host(graph.inner.raw, dtype.code(),
-                                        data.as_ptr() as *const c_void,
-                                        shape.len() as i32, shape.as_ptr(), &mut raw)
+            ffi::tcomm_tensor_from_host(
+                graph.inner.raw,
+                dtype.code(),
+                data.as_ptr() as *const c_void,
+                shape.len() as i32,
+                shape.as_ptr(),
+                &mut raw,
+            )
         })?;
         Ok(Tensor::own(raw, graph.clone()))
     }
 
-    fn const_like<T: Copy>(&self, call: &str, dtype: DType, data: &[T],
-                           shape: &[usize]) -> Result<Tensor> {
+    fn const_like<T: Copy>(
+        &self,
+        call: &str,
+        dtype: DType,
+        data: &[T],
+        shape: &[usize],
+    ) -> Result<Tensor> {
         check_len(call, data.len(), shape)?;
         let mut raw = ptr::null_mut();
         // SAFETY: as in from_host; the anchor is alive.
         check(unsafe {
-            ffi::tcomm_tensor_const_like(self.cell.raw, dtype.code(),
-                                         data.as_ptr() as *const c_void,
-                                         shape.len() as i32, shape.as_ptr(), &mut raw)
+            ffi::tcomm_tensor_const_like(
+                self.cell.raw,
+                dtype.code(),
+                data.as_ptr() as *const c_void,
+                shape.len() as i32,
+                shape.as_ptr(),
+                &mut raw,
+            )
         })?;
         Ok(self.result(raw))
     }
@@ -199,16 +162,25 @@ impl Tensor {
     fn to_vec<T: Copy + Default>(&self, call: &str, want: DType) -> Result<Vec<T>> {
         let have = self.dtype();
         if have != want {
-            return Err(Error::new(Status::Dtype, format!(
-                "{}: the tensor holds {} values (call to_vec_{})",
-                call, have.name(), have.name())));
+            return Err(Error::new(
+                Status::Dtype,
+                format!(
+                    "{}: the tensor holds {} values (call to_vec_{})",
+                    call,
+                    have.name(),
+                    have.name()
+                ),
+            ));
         }
         let n = self.numel();
         let mut v = vec![T::default(); n];
         // SAFETY: v has room for n elements of the tensor's dtype.
         check(unsafe {
-            ffi::tcomm_tensor_to_host(self.cell.raw, v.as_mut_ptr() as *mut c_void,
-                                      n * size_of::<T>())
+            ffi::tcomm_tensor_to_host(
+                self.cell.raw,
+                v.as_mut_ptr() as *mut c_void,
+                n * size_of::<T>(),
+            )
         })?;
         Ok(v)
     }
@@ -219,8 +191,13 @@ impl Tensor {
         let mut raw = ptr::null_mut();
         // SAFETY: shape has ndim entries; raw is written only on success.
         check(unsafe {
-            ffi::tcomm_tensor_empty(graph.inner.raw, dtype.code(), shape.len() as i32,
-                                    shape.as_ptr(), &mut raw)
+            ffi::tcomm_tensor_empty(
+                graph.inner.raw,
+                dtype.code(),
+                shape.len() as i32,
+                shape.as_ptr(),
+                &mut raw,
+            )
         })?;
         Ok(Tensor::own(raw, graph.clone()))
     }
@@ -247,7 +224,9 @@ impl Tensor {
         // SAFETY: the tensor is alive; axes are in range.
         unsafe {
             let n = ffi::tcomm_tensor_ndim(self.cell.raw);
-            (0..n).map(|a| ffi::tcomm_tensor_dim(self.cell.raw, a)).collect()
+            (0..n)
+                .map(|a| ffi::tcomm_tensor_dim(self.cell.raw, a))
+                .collect()
         }
     }
 
@@ -288,10 +267,15 @@ impl Tensor {
     pub(crate) fn out_ptr(&mut self, call: &str) -> Result<*mut ffi::tcomm_tensor_t> {
         match Arc::get_mut(&mut self.cell) {
             Some(cell) => Ok(cell.raw),
-            None => Err(Error::new(Status::InvalidArg, format!(
-                "{}: the output shares its buffer with another Tensor (a clone, or a \
+            None => Err(Error::new(
+                Status::InvalidArg,
+                format!(
+                    "{}: the output shares its buffer with another Tensor (a clone, or a \
                  world-size-1 result, which is its input); write into a tensor of its \
-                 own, e.g. from zeros_like()", call))),
+                 own, e.g. from zeros_like()",
+                    call
+                ),
+            )),
         }
     }
 }
@@ -335,7 +319,12 @@ dtype_methods! {
 
 impl fmt::Debug for Tensor {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Tensor({} {} on graph {})", self.dtype().name(),
-               shape_text(&self.shape()), self.graph_id())
+        write!(
+            f,
+            "Tensor({} {} on graph {})",
+            self.dtype().name(),
+            shape_text(&self.shape()),
+            self.graph_id()
+        )
     }
 }

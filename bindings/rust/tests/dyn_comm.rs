@@ -3,8 +3,9 @@
 //! into threads, passed to generic code.
 mod common;
 use std::thread;
-use tcomm::{CommInfo, Communicator, CommunicatorExt, Graph, IdentityComm, LocalComm,
-            ReduceOp, Tensor};
+use tcomm::{
+    CommInfo, Communicator, CommunicatorExt, Graph, IdentityComm, LocalComm, ReduceOp, Tensor,
+};
 
 /// Data-parallel step over any communicator: average a gradient.
 fn average<C: Communicator + ?Sized>(comm: &C, grad: &[f32]) -> tcomm::Result<Vec<f32>> {
@@ -20,7 +21,13 @@ fn assert_send<T: Send>(_: &T) {}
 #[test]
 fn identity_behind_a_box() {
     let boxed: Box<dyn Communicator> = Box::new(IdentityComm::new().unwrap());
-    assert_eq!(boxed.info(), CommInfo { rank: 0, world_size: 1 });
+    assert_eq!(
+        boxed.info(),
+        CommInfo {
+            rank: 0,
+            world_size: 1
+        }
+    );
     assert_eq!(average(&*boxed, &[1.0, 3.0]).unwrap(), vec![1.0, 3.0]);
     // a Box<dyn Communicator> is itself a Communicator
     assert_eq!(average(&boxed, &[2.0]).unwrap(), vec![2.0]);
@@ -55,8 +62,12 @@ fn local_ranks_behind_boxes_in_threads() {
 #[test]
 fn ext_trait_objects_and_mixed_backends() {
     let mut comms: Vec<Box<dyn CommunicatorExt>> = vec![Box::new(IdentityComm::new().unwrap())];
-    comms.extend(LocalComm::group(1).unwrap().into_iter()
-        .map(|c| Box::new(c) as Box<dyn CommunicatorExt>));
+    comms.extend(
+        LocalComm::group(1)
+            .unwrap()
+            .into_iter()
+            .map(|c| Box::new(c) as Box<dyn CommunicatorExt>),
+    );
     for c in &comms {
         let g = Graph::host().unwrap();
         let t = Tensor::from_f32_on(&g, &[1.0, 2.0], &[2]).unwrap();

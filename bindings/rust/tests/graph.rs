@@ -22,7 +22,10 @@ fn const_like_lands_on_the_anchors_graph_and_combines() {
     let k = t.const_f32_like(&[0.5, 0.5, 0.5], &[3]).unwrap();
     assert_eq!(k.graph_id(), t.graph_id());
     assert_eq!(k.graph(), g);
-    assert_eq!(t.add(&k).unwrap().to_vec_f32().unwrap(), vec![1.5, 2.5, 3.5]);
+    assert_eq!(
+        t.add(&k).unwrap().to_vec_f32().unwrap(),
+        vec![1.5, 2.5, 3.5]
+    );
     let elsewhere = Tensor::from_f32_on(&Graph::host().unwrap(), &[1.0; 3], &[3]).unwrap();
     let e = t.add(&elsewhere).unwrap_err();
     assert_eq!(e.status(), Status::GraphMismatch);
@@ -93,7 +96,9 @@ fn tensors_move_between_threads() {
     let back = std::thread::spawn(move || {
         let v = t.to_vec_f32().unwrap();
         (t, v)
-    }).join().unwrap();
+    })
+    .join()
+    .unwrap();
     assert_eq!(back.1, vec![3.0]);
     assert_eq!(back.0.graph_id(), g.id());
 }

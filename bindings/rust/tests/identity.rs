@@ -16,7 +16,13 @@ fn collectives_return_the_input_itself() {
     let one = IdentityComm::new().unwrap();
     let graph = Graph::host().unwrap();
     let t = Tensor::from_f32_on(&graph, &[1.0, 2.0, 3.0, 4.0], &[2, 2]).unwrap();
-    for op in [ReduceOp::Sum, ReduceOp::Prod, ReduceOp::Min, ReduceOp::Max, ReduceOp::Avg] {
+    for op in [
+        ReduceOp::Sum,
+        ReduceOp::Prod,
+        ReduceOp::Min,
+        ReduceOp::Max,
+        ReduceOp::Avg,
+    ] {
         let r = one.all_reduce(&t, op).unwrap();
         assert!(r.same_buffer(&t), "{:?} copies", op);
         assert_eq!(r.to_vec_f32().unwrap(), vec![1.0, 2.0, 3.0, 4.0]);
@@ -43,7 +49,8 @@ fn into_forms_copy() {
     one.all_gather_into(&t, 0, &mut out).unwrap();
     assert_eq!(out.to_vec_i64().unwrap(), vec![7, -8, 9]);
     let mut out = t.zeros_like().unwrap();
-    one.reduce_scatter_into(&t, ReduceOp::Sum, 0, &mut out).unwrap();
+    one.reduce_scatter_into(&t, ReduceOp::Sum, 0, &mut out)
+        .unwrap();
     assert_eq!(out.to_vec_i64().unwrap(), vec![7, -8, 9]);
     let mut out = t.zeros_like().unwrap();
     one.broadcast_into(&t, 0, &mut out).unwrap();
@@ -59,7 +66,13 @@ fn every_dtype_round_trips() {
     let one = IdentityComm::new().unwrap();
     let g = Graph::host().unwrap();
     let f64s = Tensor::from_f64_on(&g, &[0.5, -1.25], &[2]).unwrap();
-    assert_eq!(one.all_reduce(&f64s, ReduceOp::Sum).unwrap().to_vec_f64().unwrap(), vec![0.5, -1.25]);
+    assert_eq!(
+        one.all_reduce(&f64s, ReduceOp::Sum)
+            .unwrap()
+            .to_vec_f64()
+            .unwrap(),
+        vec![0.5, -1.25]
+    );
     let i32s = Tensor::from_i32_on(&g, &[i32::MIN, i32::MAX], &[2]).unwrap();
     assert_eq!(i32s.to_vec_i32().unwrap(), vec![i32::MIN, i32::MAX]);
     let u8s = Tensor::from_u8_on(&g, &[0, 255, 7], &[3, 1]).unwrap();

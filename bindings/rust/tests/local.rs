@@ -14,7 +14,13 @@ fn all_reduce_every_op_1_to_4_ranks() {
             let g = Graph::host().unwrap();
             let r = info.rank as f32;
             let t = Tensor::from_f32_on(&g, &[r + 1.0, -r, 2.0], &[3]).unwrap();
-            let ops = [ReduceOp::Sum, ReduceOp::Prod, ReduceOp::Min, ReduceOp::Max, ReduceOp::Avg];
+            let ops = [
+                ReduceOp::Sum,
+                ReduceOp::Prod,
+                ReduceOp::Min,
+                ReduceOp::Max,
+                ReduceOp::Avg,
+            ];
             let mut outs = Vec::new();
             for op in ops {
                 let out = comm.all_reduce(&t, op).unwrap();
@@ -53,7 +59,12 @@ fn all_gather_uneven_and_along_dim_1() {
             let a = comm.all_gather(&t, 0).unwrap();
             let c = Tensor::from_i32_on(&g, &[r as i32, 10 + r as i32], &[2, 1]).unwrap();
             let b = comm.all_gather(&c, 1).unwrap();
-            (a.shape(), a.to_vec_i32().unwrap(), b.shape(), b.to_vec_i32().unwrap())
+            (
+                a.shape(),
+                a.to_vec_i32().unwrap(),
+                b.shape(),
+                b.to_vec_i32().unwrap(),
+            )
         });
         let rows: usize = (1..=n).sum();
         let mut want_a = Vec::new();
@@ -110,7 +121,8 @@ fn into_and_in_place_forms() {
         comm.all_gather_into(&t, 0, &mut gathered).unwrap();
         let x = Tensor::from_f32_on(&g, &[1.0; 6], &[6]).unwrap();
         let mut chunk = Tensor::zeros_on(&g, tcomm::DType::F32, &[2]).unwrap();
-        comm.reduce_scatter_into(&x, ReduceOp::Sum, 0, &mut chunk).unwrap();
+        comm.reduce_scatter_into(&x, ReduceOp::Sum, 0, &mut chunk)
+            .unwrap();
         let mut b = Tensor::from_i64_on(&g, &[r as i64 * 5], &[1]).unwrap();
         comm.broadcast_in_place(&mut b, 2).unwrap();
         let mut m = t.clone();
@@ -118,8 +130,14 @@ fn into_and_in_place_forms() {
         comm.all_reduce_in_place(&mut m, ReduceOp::Max).unwrap();
         let mut bi = b.zeros_like().unwrap();
         comm.broadcast_into(&b, 0, &mut bi).unwrap();
-        (sum.to_vec_f32().unwrap(), gathered.to_vec_f32().unwrap(), chunk.to_vec_f32().unwrap(),
-         b.to_vec_i64().unwrap(), m.to_vec_f32().unwrap(), bi.to_vec_i64().unwrap())
+        (
+            sum.to_vec_f32().unwrap(),
+            gathered.to_vec_f32().unwrap(),
+            chunk.to_vec_f32().unwrap(),
+            b.to_vec_i64().unwrap(),
+            m.to_vec_f32().unwrap(),
+            bi.to_vec_i64().unwrap(),
+        )
     });
     let gathered: Vec<f32> = (0..n).flat_map(|r| ramp(4, r as f32)).collect();
     for (sum, gat, chunk, b, m, bi) in got {
@@ -138,7 +156,10 @@ fn bf16_sum_rounds_in_f32() {
     let got = on_ranks(4, |comm| {
         let g = Graph::host().unwrap();
         let t = Tensor::from_bf16_on(&g, &[0x3f80], &[1]).unwrap();
-        comm.all_reduce(&t, ReduceOp::Sum).unwrap().to_vec_bf16().unwrap()
+        comm.all_reduce(&t, ReduceOp::Sum)
+            .unwrap()
+            .to_vec_bf16()
+            .unwrap()
     });
     for v in got {
         assert_eq!(v, vec![0x4080]);

@@ -22,7 +22,10 @@ where
             thread::spawn(move || f(comm))
         })
         .collect();
-    handles.into_iter().map(|h| h.join().expect("rank thread")).collect()
+    handles
+        .into_iter()
+        .map(|h| h.join().expect("rank thread"))
+        .collect()
 }
 
 /// 0, 1, ..., n-1 as f32 plus `base`.
