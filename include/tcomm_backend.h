@@ -7,6 +7,17 @@
  * provides allgather_bytes), allocates outputs on the input's graph and
  * handles world size 1; a backend only moves data. Backend functions
  * report failures with tcomm_backend_error() and return its status.
+ *
+ * Growing the table: new slots are only ever added at the end. Set
+ * `.size = sizeof(tcomm_backend_ops_t)`: tcomm then knows which slots
+ * your table has, and a slot past its end, like a NULL one, is absent.
+ * A table with size 0 has the slots of contract 0.1 (name to destroy).
+ * Only name and query are required: a collective whose slot is absent
+ * returns TCOMM_ERR_UNSUPPORTED on every rank, with a sentence naming the
+ * backend and the slot, before any data moves (at world size 1 the front
+ * end answers every collective itself and never needs a slot). A table
+ * compiled against tcomm 0.1's header, which had no size field, must be
+ * recompiled.
  */
 #ifndef TCOMM_BACKEND_H
 #define TCOMM_BACKEND_H
@@ -21,6 +32,9 @@ extern "C" {
  *  @p state passed to tcomm_comm_create_custom(). Make it a `const` object
  *  with designated initializers; every op returns a ::tcomm_status_t. */
 typedef struct tcomm_backend_ops {
+    /** sizeof(tcomm_backend_ops_t) of the header the table was built
+     *  with (0: the slots of contract 0.1); see the file's description. */
+    size_t size;
     /** Short name, reported as tcomm_comm_info_t::backend. */
     const char *name;
     /** rank and world size of this handle; cuda_aware as in info. */
@@ -34,7 +48,9 @@ typedef struct tcomm_backend_ops {
      *  the front end falls back to allgather_bytes. */
     tcomm_status_t (*allreduce_min_i64)(void *state, int64_t *values,
                                         int count);
-    /** @p out has the input's shape; out == in means in place. */
+    /** @p out has the input's shape; out == in means in place. The
+     *  collectives are optional: absent, they answer
+     *  TCOMM_ERR_UNSUPPORTED. */
     tcomm_status_t (*all_reduce)(void *state, const tcomm_tensor_t *in,
                                  tcomm_op_t op, tcomm_tensor_t *out);
     /** @p sizes[r] is rank r's size along @p dim (ndim >= 1). */

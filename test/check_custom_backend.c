@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "tcomm_backend.h"
@@ -146,6 +147,7 @@ static void pair_destroy(void *s)
 }
 
 static const tcomm_backend_ops_t pair_ops = {
+    .size = sizeof(tcomm_backend_ops_t),
     .name = "pair",
     .query = pair_query,
     .allgather_bytes = pair_allgather_bytes,
@@ -216,8 +218,9 @@ START_TEST(create_custom_checks_the_vtable)
 {
     tcomm_comm_t *c = NULL;
     pair_t bad = {.rank = 3, .size = 2};
-    tcomm_backend_ops_t partial = pair_ops;
-    partial.broadcast = NULL;
+    tcomm_backend_ops_t partial = pair_ops, tiny = pair_ops;
+    partial.query = NULL;
+    tiny.size = offsetof(tcomm_backend_ops_t, name);
     ck_assert_int_eq(tcomm_comm_create_custom(NULL, NULL, &c),
                      TCOMM_ERR_INVALID_ARG);
     ck_assert_int_eq(tcomm_comm_create_custom(&pair_ops, &bad, NULL),
@@ -225,6 +228,9 @@ START_TEST(create_custom_checks_the_vtable)
     ck_assert_int_eq(tcomm_comm_create_custom(&partial, &bad, &c),
                      TCOMM_ERR_INVALID_ARG);
     ck_assert_ptr_nonnull(strstr(tcomm_last_error(), "lacks a required"));
+    ck_assert_int_eq(tcomm_comm_create_custom(&tiny, &bad, &c),
+                     TCOMM_ERR_INVALID_ARG);
+    ck_assert_ptr_nonnull(strstr(tcomm_last_error(), "too small"));
     ck_assert_int_eq(tcomm_comm_create_custom(&pair_ops, &bad, &c),
                      TCOMM_ERR_INVALID_ARG);
     ck_assert_ptr_nonnull(strstr(tcomm_last_error(), "rank 3 of world size"));
@@ -374,6 +380,78 @@ START_TEST(all_gather_needs_allgather_bytes)
 }
 END_TEST
 
+/* Slots a table leaves NULL, or that lie past its size: the front end
+ * answers TCOMM_ERR_UNSUPPORTED on both ranks before anything reaches
+ * the backend, and the communicator stays usable. A barrier needs no
+ * slot in checked mode (the agreement is one). */
+typedef struct {
+    tcomm_comm_t *comm;
+    tcomm_graph_t *g;
+    int rank;
+    char fail[256];
+} absent_ctx_t;
+
+static void *absent_thread(void *arg)
+{
+    absent_ctx_t *a = arg;
+    tcomm_tensor_t *in = tensor(a->g, TCOMM_F32, 2, 2, a->rank), *out = NULL;
+    tcomm_status_t st = tcomm_broadcast(a->comm, in, 0, &out);
+    const char *want = "tcomm_broadcast: backend pair has no broadcast";
+    if (st != TCOMM_ERR_UNSUPPORTED || out ||
+        strncmp(tcomm_last_error(), want, strlen(want)))
+        snprintf(a->fail, sizeof a->fail, "rank %d: broadcast %d: %s",
+                 a->rank, st, tcomm_last_error());
+    else if ((st = tcomm_barrier(a->comm)) != TCOMM_SUCCESS)
+        snprintf(a->fail, sizeof a->fail, "rank %d: checked barrier %d: %s",
+                 a->rank, st, tcomm_last_error());
+    tcomm_comm_set_attr(a->comm, TCOMM_ATTR_CHECK, 0);
+    if (!a->fail[0] && (st = tcomm_barrier(a->comm)) != TCOMM_ERR_UNSUPPORTED)
+        snprintf(a->fail, sizeof a->fail, "rank %d: unchecked barrier %d: %s",
+                 a->rank, st, tcomm_last_error());
+    if (!a->fail[0] &&
+        (st = tcomm_all_reduce(a->comm, in, TCOMM_SUM, &out)) != 0)
+        snprintf(a->fail, sizeof a->fail, "rank %d: all_reduce after: %s",
+                 a->rank, tcomm_last_error());
+    tcomm_tensor_release(out);
+    tcomm_tensor_release(in);
+    return NULL;
+}
+
+START_TEST(absent_slots_answer_unsupported)
+{
+    /* broadcast left NULL; the table ends before barrier and destroy */
+    tcomm_backend_ops_t ops = pair_ops;
+    ops.broadcast = NULL;
+    ops.size = offsetof(tcomm_backend_ops_t, barrier);
+    pair_world_t w = {0};
+    pthread_barrier_init(&w.gate, NULL, 2);
+    tcomm_device_t host = {TCOMM_DEVICE_HOST, 0};
+    absent_ctx_t a[2];
+    pair_t *p[2];
+    pthread_t th[2];
+    for (int r = 0; r < 2; r++) {
+        p[r] = calloc(1, sizeof *p[r]);
+        *p[r] = (pair_t){.w = &w, .rank = r, .size = 2};
+        a[r] = (absent_ctx_t){.rank = r};
+        ck_assert_int_eq(tcomm_comm_create_custom(&ops, p[r], &a[r].comm),
+                         TCOMM_SUCCESS);
+        ck_assert_int_eq(tcomm_graph_create(host, &a[r].g), TCOMM_SUCCESS);
+    }
+    for (int r = 0; r < 2; r++)
+        pthread_create(&th[r], NULL, absent_thread, &a[r]);
+    for (int r = 0; r < 2; r++)
+        pthread_join(th[r], NULL);
+    for (int r = 0; r < 2; r++) {
+        ck_assert_msg(!a[r].fail[0], "%s", a[r].fail);
+        tcomm_comm_destroy(a[r].comm); /* destroy is past the size too */
+        tcomm_graph_destroy(a[r].g);
+        free(p[r]);
+    }
+    ck_assert_int_eq(w.destroyed, 0);
+    pthread_barrier_destroy(&w.gate);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("custom_backend");
@@ -383,6 +461,7 @@ int main(void)
     tcase_add_test(tc, loopback_world_never_reaches_the_backend);
     tcase_add_test(tc, pair_world_gets_the_front_end);
     tcase_add_test(tc, all_gather_needs_allgather_bytes);
+    tcase_add_test(tc, absent_slots_answer_unsupported);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

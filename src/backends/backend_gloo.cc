@@ -307,10 +307,20 @@ void gloo_destroy(void *s)
     delete static_cast<gloo_state *>(s);
 }
 
+/* Designated initializers, in declaration order (a GNU extension before
+ * C++20): the table's size field comes first. */
 const tcomm_backend_ops_t gloo_ops = {
-    "gloo",          gloo_query,     gloo_allgather_bytes, nullptr,
-    gloo_all_reduce, gloo_all_gather, gloo_reduce_scatter, gloo_broadcast,
-    gloo_barrier,    gloo_destroy,
+    .size = sizeof(tcomm_backend_ops_t),
+    .name = "gloo",
+    .query = gloo_query,
+    .allgather_bytes = gloo_allgather_bytes,
+    .allreduce_min_i64 = nullptr,
+    .all_reduce = gloo_all_reduce,
+    .all_gather = gloo_all_gather,
+    .reduce_scatter = gloo_reduce_scatter,
+    .broadcast = gloo_broadcast,
+    .barrier = gloo_barrier,
+    .destroy = gloo_destroy,
 };
 
 tcomm_status_t check_options(const tcomm_gloo_options_t *o,

@@ -64,6 +64,7 @@ static tcomm_status_t id_barrier(void *state)
 }
 
 const tcomm_backend_ops_t tcomm_backend_identity = {
+    .size = sizeof(tcomm_backend_ops_t),
     .name = "identity",
     .query = id_query,
     .allgather_bytes = id_allgather_bytes,

@@ -182,6 +182,7 @@ static void local_destroy(void *state)
 }
 
 const tcomm_backend_ops_t tcomm_backend_local = {
+    .size = sizeof(tcomm_backend_ops_t),
     .name = "local",
     .query = local_query,
     .allgather_bytes = local_allgather_bytes,

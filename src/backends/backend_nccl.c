@@ -320,6 +320,7 @@ static void nccl_destroy(void *state)
 }
 
 static const tcomm_backend_ops_t tcomm_backend_nccl = {
+    .size = sizeof(tcomm_backend_ops_t),
     .name = "nccl",
     .query = nccl_query,
     .allgather_bytes = nccl_allgather_bytes,

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Communicator lifecycle: any backend behind one handle. */
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "tcomm_config.h"
@@ -42,6 +43,21 @@ tcomm_status_t tcomm_comm_wrap_backend(const tcomm_backend_ops_t *ops,
     return TCOMM_SUCCESS;
 }
 
+/* The slots of contract 0.1's table, which had no size field. */
+#define OPS_SIZE_0_1                                                        \
+    (offsetof(tcomm_backend_ops_t, destroy) + sizeof(void (*)(void)))
+
+int tcomm_backend_has(const tcomm_comm_t *comm, size_t slot)
+{
+    const tcomm_backend_ops_t *ops = comm->ops;
+    size_t size = ops->size ? ops->size : OPS_SIZE_0_1;
+    if (slot + sizeof(void (*)(void)) > size)
+        return 0;
+    void (*const *op)(void) =
+        (void (*const *)(void))(const void *)((const char *)ops + slot);
+    return *op != NULL;
+}
+
 tcomm_status_t tcomm_comm_create_custom(const tcomm_backend_ops_t *ops,
                                         void *state, tcomm_comm_t **comm)
 {
@@ -52,12 +68,19 @@ tcomm_status_t tcomm_comm_create_custom(const tcomm_backend_ops_t *ops,
                            "%s: %s is NULL (pass a backend vtable and the "
                            "address of a tcomm_comm_t pointer)",
                            fn, !ops ? "ops" : "comm");
-    if (!ops->name || !ops->query || !ops->all_reduce || !ops->all_gather ||
-        !ops->reduce_scatter || !ops->broadcast || !ops->barrier)
+    /* the collectives may be absent (include/tcomm_backend.h) */
+    if (!ops->name || !ops->query)
         return tcomm_error(TCOMM_ERR_INVALID_ARG,
                            "%s: the vtable lacks a required entry (set "
-                           "name, query and all five collectives)",
+                           "name and query)",
                            fn);
+    if (ops->size && ops->size < offsetof(tcomm_backend_ops_t, query) +
+                                     sizeof ops->query)
+        return tcomm_error(TCOMM_ERR_INVALID_ARG,
+                           "%s: the vtable's size %zu is too small to hold "
+                           "name and query (set .size = "
+                           "sizeof(tcomm_backend_ops_t))",
+                           fn, ops->size);
     return tcomm_comm_wrap_backend(ops, state, comm);
 }
 
@@ -82,7 +105,7 @@ tcomm_status_t tcomm_comm_destroy(tcomm_comm_t *comm)
     tcomm_error_clear();
     if (!comm)
         return TCOMM_SUCCESS;
-    if (comm->ops->destroy)
+    if (TCOMM_HAS_OP(comm, destroy))
         comm->ops->destroy(comm->state);
     free(comm);
     return TCOMM_SUCCESS;

@@ -4,6 +4,7 @@
 #define TCOMM_INTERNAL_H
 
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "tcomm.h"
@@ -104,6 +105,15 @@ struct tcomm_comm {
     tcomm_status_t failed; /* non-zero once the communicator is unusable */
     uint64_t trace_id; /* TCOMM_DEBUG=TRACE: its number, 0 until traced */
 };
+
+/* Whether comm's backend has the op at offset slot of its vtable: set,
+ * and inside the table its size field describes (0: the slots of
+ * contract 0.1, name to destroy). Every optional slot is read through
+ * it, so that a table built against an older header is never read past
+ * its end. */
+int tcomm_backend_has(const tcomm_comm_t *comm, size_t slot);
+#define TCOMM_HAS_OP(comm, op)                                              \
+    tcomm_backend_has((comm), offsetof(tcomm_backend_ops_t, op))
 
 /* Enum and argument checks shared by the front end and the backends. */
 static inline int tcomm_dtype_valid(int dtype)

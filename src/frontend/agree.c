@@ -42,22 +42,21 @@ typedef struct {
 static void encode_arguments(const tcomm_comm_t *comm, const tcomm_call_t *c,
                              int64_t *h)
 {
+    const tcomm_coll_desc_t *d = c->desc;
     const tcomm_tensor_t *in = c->in;
     h[H_DTYPE] = in->dtype;
-    if (c->kind == TCOMM_COLL_ALL_REDUCE ||
-        c->kind == TCOMM_COLL_REDUCE_SCATTER) {
+    if (d->args & TCOMM_ARG_OP)
         h[H_OP] = c->op;
-        h[H_DET] = comm->deterministic; /* the algorithms differ */
-    }
-    if (c->kind == TCOMM_COLL_ALL_GATHER ||
-        c->kind == TCOMM_COLL_REDUCE_SCATTER)
+    if (d->deterministic) /* the algorithms differ */
+        h[H_DET] = comm->deterministic;
+    if (d->args & TCOMM_ARG_DIM)
         h[H_DIM] = c->dim;
-    if (c->kind == TCOMM_COLL_BROADCAST)
+    if (d->args & TCOMM_ARG_ROOT)
         h[H_ROOT] = c->root;
     h[H_NDIM] = in->ndim;
     for (int i = 0; i < in->ndim; i++)
         h[H_SHAPE + i] = (int64_t)in->shape[i];
-    if (c->kind == TCOMM_COLL_ALL_GATHER && in->ndim > 0)
+    if (d->out == TCOMM_OUT_CONCAT && in->ndim > 0)
         h[H_SHAPE + c->dim] = 0; /* sizes along dim may differ */
 }
 
@@ -70,11 +69,11 @@ static void encode(const tcomm_comm_t *comm, const tcomm_call_t *c,
     h[H_KIND] = c->kind;
     h[H_SEQ] = (int64_t)comm->seq;
     h[H_ERR] = local != TCOMM_SUCCESS;
-    if (local != TCOMM_SUCCESS || c->kind == TCOMM_COLL_BARRIER)
+    if (local != TCOMM_SUCCESS || !(c->desc->args & TCOMM_ARG_TENSOR))
         return;
     if (comm->check)
         encode_arguments(comm, c, h);
-    if (c->kind == TCOMM_COLL_ALL_GATHER) {
+    if (c->desc->out == TCOMM_OUT_CONCAT) {
         h[H_GATHER_IN] = (int64_t)tcomm_call_dim_size(c);
         h[H_GATHER_OUT] = c->into ? (int64_t)c->into->shape[c->dim] : -1;
     }
@@ -135,6 +134,14 @@ static tcomm_status_t share_errors(tcomm_comm_t *comm,
     return st;
 }
 
+/* A peer's kind, as decoded: does its row concatenate along dim? */
+static int concat_kind(int64_t kind)
+{
+    const tcomm_coll_desc_t *d =
+        kind > 0 && kind < 64 ? tcomm_coll_desc((int)kind) : NULL;
+    return d && d->out == TCOMM_OUT_CONCAT;
+}
+
 static void field_text(const int64_t *h, int field, char *buf, size_t len)
 {
     if (field == H_SHAPE) {
@@ -146,7 +153,7 @@ static void field_text(const int64_t *h, int field, char *buf, size_t len)
         }
         for (int i = 0; i < nd; i++)
             shape[i] = (size_t)h[H_SHAPE + i];
-        if (h[H_KIND] == TCOMM_COLL_ALL_GATHER && nd > 0 && h[H_DIM] >= 0 &&
+        if (concat_kind(h[H_KIND]) && nd > 0 && h[H_DIM] >= 0 &&
             h[H_DIM] < nd)
             shape[h[H_DIM]] = (size_t)h[H_GATHER_IN];
         tcomm_shape_text((int)nd, shape, buf, len);
@@ -272,7 +279,7 @@ static void summarize(const int64_t *h, int64_t *s)
         x ^= x >> 31;
     }
     for (int i = 0; i < TCOMM_MAX_DIMS; i++) /* all_gather: dim's is 0 */
-        if (i < h[H_NDIM] && !(h[H_KIND] == TCOMM_COLL_ALL_GATHER &&
+        if (i < h[H_NDIM] && !(concat_kind(h[H_KIND]) &&
                                i == h[H_DIM]))
             size = (int64_t)((uint64_t)size * (uint64_t)h[H_SHAPE + i]);
     s[S_HASH] = (int64_t)(x >> 2); /* non-negative: -s never overflows */
@@ -326,8 +333,9 @@ tcomm_status_t tcomm_agree(tcomm_comm_t *comm, const tcomm_call_t *call,
                            tcomm_status_t local, size_t *sizes)
 {
     int n = comm->world_size;
-    int gather = call->kind == TCOMM_COLL_ALL_GATHER;
-    if (gather && !comm->ops->allgather_bytes && local == TCOMM_SUCCESS)
+    int gather = call->desc->out == TCOMM_OUT_CONCAT;
+    if (gather && !TCOMM_HAS_OP(comm, allgather_bytes) &&
+        local == TCOMM_SUCCESS)
         return tcomm_error(TCOMM_ERR_UNSUPPORTED,
                            "%s: backend %s has no allgather_bytes, which "
                            "all_gather needs to learn every rank's size "
@@ -342,7 +350,7 @@ tcomm_status_t tcomm_agree(tcomm_comm_t *comm, const tcomm_call_t *call,
     encode(comm, call, local, h);
     int64_t stack[H_LEN * 16], *all = NULL;
     tcomm_status_t st = TCOMM_SUCCESS;
-    if (!comm->ops->allreduce_min_i64) { /* every rank gathers headers */
+    if (!TCOMM_HAS_OP(comm, allreduce_min_i64)) { /* gather headers */
         if (!(all = header_buffer(n, stack, H_LEN * 16)))
             return tcomm_error(TCOMM_ERR_NO_MEMORY,
                                "%s: out of host memory", call->fn);

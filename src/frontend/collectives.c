@@ -19,9 +19,9 @@ static tcomm_status_t output_shape(const tcomm_call_t *c, int world_size,
     const tcomm_tensor_t *in = c->in;
     *ndim = in->ndim;
     memcpy(shape, in->shape, sizeof in->shape);
-    if (c->kind == TCOMM_COLL_REDUCE_SCATTER)
+    if (c->desc->out == TCOMM_OUT_SPLIT)
         shape[c->dim] /= (size_t)world_size;
-    if (c->kind == TCOMM_COLL_ALL_GATHER) {
+    if (c->desc->out == TCOMM_OUT_CONCAT) {
         size_t total = 0;
         for (int r = 0; r < world_size; r++)
             total += sizes[r];
@@ -44,11 +44,12 @@ static tcomm_status_t alloc_output(const tcomm_call_t *c, int world_size,
 /* World size 1: the input itself (zero copy), or a copy into out. */
 static tcomm_status_t run_single(const tcomm_call_t *c)
 {
-    TCOMM_TRACE_PATH(c->kind == TCOMM_COLL_BARRIER ? "single_rank"
-                     : c->out                      ? "single_rank_zero_copy"
+    int none = c->desc->out == TCOMM_OUT_NONE;
+    TCOMM_TRACE_PATH(none     ? "single_rank"
+                     : c->out ? "single_rank_zero_copy"
                      : c->into == c->in ? "single_rank_in_place"
                                         : "single_rank_copy");
-    if (c->kind == TCOMM_COLL_BARRIER)
+    if (none)
         return TCOMM_SUCCESS;
     if (c->out) {
         *c->out = tcomm_tensor_retain((tcomm_tensor_t *)c->in);
@@ -56,7 +57,7 @@ static tcomm_status_t run_single(const tcomm_call_t *c)
     }
     if (c->into == c->in)
         return TCOMM_SUCCESS;
-    if (c->kind == TCOMM_COLL_ALL_GATHER) /* only dim's size is unchecked */
+    if (c->desc->out == TCOMM_OUT_CONCAT) /* only dim's size is unchecked */
         TCOMM_TRY(tcomm_validate_gather_out(c, c->into->shape[c->dim],
                                             tcomm_call_dim_size(c)));
     return tcomm_tensor_copy(c->in, c->into);
@@ -65,22 +66,22 @@ static tcomm_status_t run_single(const tcomm_call_t *c)
 static tcomm_status_t dispatch(tcomm_comm_t *comm, const tcomm_call_t *c,
                                const size_t *sizes, tcomm_tensor_t *out)
 {
-    const tcomm_backend_ops_t *ops = comm->ops;
-    TCOMM_TRACE_PATH(ops->name); /* unless the backend says more */
-    switch (c->kind) {
-    case TCOMM_COLL_ALL_REDUCE:
-        return ops->all_reduce(comm->state, c->in, c->op, out);
-    case TCOMM_COLL_ALL_GATHER:
-        return ops->all_gather(comm->state, c->in, c->dim, sizes, out);
-    case TCOMM_COLL_REDUCE_SCATTER:
-        return ops->reduce_scatter(comm->state, c->in, c->op, c->dim, out);
-    case TCOMM_COLL_BROADCAST:
-        return ops->broadcast(comm->state, c->in, c->root, out);
-    case TCOMM_COLL_BARRIER:
-        return ops->barrier(comm->state);
-    }
-    return tcomm_error(TCOMM_ERR_INTERNAL, "%s: unknown collective",
-                       c->fn);
+    TCOMM_TRACE_PATH(comm->ops->name); /* unless the backend says more */
+    return c->desc->dispatch(comm, c, sizes, out);
+}
+
+/* A collective whose slot the backend left absent: refused on every rank
+ * alike (the ranks share the backend), before any data moves. */
+static tcomm_status_t has_slot(const tcomm_comm_t *comm,
+                               const tcomm_call_t *c)
+{
+    if (tcomm_backend_has(comm, c->desc->slot))
+        return TCOMM_SUCCESS;
+    return tcomm_error(TCOMM_ERR_UNSUPPORTED,
+                       "%s: backend %s has no %s (its vtable leaves that "
+                       "slot NULL; implement it, or use a backend that "
+                       "has it)",
+                       c->fn, comm->ops->name, c->desc->name);
 }
 
 /* A backend's sentence that starts "tcomm: " (an MPI failure, a timeout)
@@ -101,7 +102,7 @@ static tcomm_status_t name_the_call(const tcomm_call_t *c,
 static int agreement_was_barrier(const tcomm_comm_t *comm,
                                  const tcomm_call_t *c)
 {
-    return c->kind == TCOMM_COLL_BARRIER && tcomm_agrees(comm);
+    return c->desc->out == TCOMM_OUT_NONE && tcomm_agrees(comm);
 }
 
 static tcomm_status_t run_call(tcomm_comm_t *comm, const tcomm_call_t *c)
@@ -123,10 +124,12 @@ static tcomm_status_t run_call(tcomm_comm_t *comm, const tcomm_call_t *c)
     if (comm->world_size == 1)
         return local != TCOMM_SUCCESS ? local : run_single(c);
 
-    int n = comm->world_size;
+    if (local == TCOMM_SUCCESS && !agreement_was_barrier(comm, c))
+        local = has_slot(comm, c);
+    int n = comm->world_size, concat = c->desc->out == TCOMM_OUT_CONCAT;
     size_t stack[SIZES_ON_STACK], *sizes = stack;
     tcomm_tensor_t *fresh = NULL;
-    if (c->kind == TCOMM_COLL_ALL_GATHER && n > SIZES_ON_STACK &&
+    if (concat && n > SIZES_ON_STACK &&
         !(sizes = malloc((size_t)n * sizeof *sizes))) {
         sizes = stack;
         if (local == TCOMM_SUCCESS)
@@ -134,12 +137,11 @@ static tcomm_status_t run_call(tcomm_comm_t *comm, const tcomm_call_t *c)
                                 "%s: out of host memory", c->fn);
     }
     /* Allocate before agreeing, so that a failure is agreed on too. */
-    if (local == TCOMM_SUCCESS && c->out &&
-        c->kind != TCOMM_COLL_ALL_GATHER)
+    if (local == TCOMM_SUCCESS && c->out && !concat)
         local = alloc_output(c, n, NULL, &fresh);
 
     tcomm_status_t st = tcomm_agree(comm, c, local, sizes);
-    if (st == TCOMM_SUCCESS && c->out && c->kind == TCOMM_COLL_ALL_GATHER)
+    if (st == TCOMM_SUCCESS && c->out && concat)
         st = alloc_output(c, n, sizes, &fresh);
     if (st == TCOMM_SUCCESS && agreement_was_barrier(comm, c))
         TCOMM_TRACE_PATH("agreement");
@@ -174,7 +176,9 @@ static tcomm_status_t run(tcomm_comm_t *comm, const tcomm_call_t *c)
     return st;
 }
 
-#define CALL(k, f, ...) (&(tcomm_call_t){.kind = (k), .fn = (f), __VA_ARGS__})
+#define CALL(k, f, ...)                                                     \
+    (&(tcomm_call_t){.kind = (k), .desc = tcomm_coll_desc(k), .fn = (f),    \
+                     __VA_ARGS__})
 
 tcomm_status_t tcomm_all_reduce(tcomm_comm_t *comm, const tcomm_tensor_t *in,
                                 tcomm_op_t op, tcomm_tensor_t **out)

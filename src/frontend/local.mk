@@ -2,7 +2,8 @@
 # src/frontend/: the public collectives, validation, cross-rank agreement
 # and dispatch through the backend's vtable.
 libtcomm_internal_la_SOURCES += \
-	src/frontend/tcomm_frontend.h src/frontend/validate.c \
+	src/frontend/tcomm_frontend.h src/frontend/coll_table.c \
+	src/frontend/validate.c \
 	src/frontend/agree.c src/frontend/collectives.c \
 	src/frontend/tensor_add.c \
 	src/frontend/tcomm_trace.h src/frontend/trace.c

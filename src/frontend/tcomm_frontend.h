@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The communicator front end: one description of a collective call that
- * validation, cross-rank agreement and dispatch share. */
+/* The communicator front end: the collectives as one table of
+ * descriptors (src/frontend/coll_table.c), and one description of a call
+ * that validation, cross-rank agreement, allocation and dispatch share.
+ * A new collective is a kind, a row, its public functions and one op per
+ * backend. */
 #ifndef TCOMM_FRONTEND_H
 #define TCOMM_FRONTEND_H
 
@@ -14,8 +17,48 @@ typedef enum {
     TCOMM_COLL_BARRIER
 } tcomm_coll_kind_t;
 
-typedef struct {
+/* The arguments a collective takes besides the communicator. */
+enum {
+    TCOMM_ARG_TENSOR = 1 << 0, /* an input tensor and an output */
+    TCOMM_ARG_OP = 1 << 1,     /* a reduction op (AVG: floating only) */
+    TCOMM_ARG_DIM = 1 << 2,    /* a dim of the input */
+    TCOMM_ARG_ROOT = 1 << 3    /* a rank */
+};
+
+/* How the output's shape follows from the input's. */
+typedef enum {
+    TCOMM_OUT_NONE,   /* no output (barrier) */
+    TCOMM_OUT_SAME,   /* the input's shape */
+    TCOMM_OUT_SPLIT,  /* [dim] / world size, which must divide it */
+    TCOMM_OUT_CONCAT  /* [dim]: the sum of the ranks' sizes, exchanged */
+} tcomm_out_rule_t;
+
+typedef struct tcomm_call tcomm_call_t;
+
+/* One collective. What the ranks agree on follows from it: the kind and
+ * sequence number always; with a tensor, its dtype and shape (but for a
+ * CONCAT dim); each argument it takes; deterministic mode where
+ * `deterministic` (the algorithms differ). At world size 1 the front end
+ * answers alone: the input itself, or a copy into an _into output (every
+ * rule gives the input's shape there). */
+typedef struct tcomm_coll_desc {
+    const char *name;         /* "all_reduce", in messages */
+    unsigned args;            /* TCOMM_ARG_* */
+    tcomm_out_rule_t out;
+    int deterministic;        /* TCOMM_DETERMINISTIC changes the result */
+    size_t slot;              /* offsetof its op in tcomm_backend_ops_t */
+    /* calls the backend's op (present: checked before) */
+    tcomm_status_t (*dispatch)(const tcomm_comm_t *comm,
+                               const tcomm_call_t *c, const size_t *sizes,
+                               tcomm_tensor_t *out);
+} tcomm_coll_desc_t;
+
+/* The row of kind (NULL for a kind that is not one). */
+const tcomm_coll_desc_t *tcomm_coll_desc(int kind);
+
+struct tcomm_call {
     tcomm_coll_kind_t kind;
+    const tcomm_coll_desc_t *desc; /* tcomm_coll_desc(kind) */
     const char *fn;           /* public function name, for messages */
     const tcomm_tensor_t *in; /* NULL for barrier */
     tcomm_tensor_t *into;     /* the _into forms' output, else NULL */
@@ -23,7 +66,7 @@ typedef struct {
     int op;
     int dim;
     int root;
-} tcomm_call_t;
+};
 
 /* Name of a collective kind ("all_reduce", ...). */
 const char *tcomm_coll_name(tcomm_coll_kind_t kind);
@@ -48,7 +91,8 @@ tcomm_status_t tcomm_validate_gather_out(const tcomm_call_t *call,
  * bounded exchange and leave them waiting in the data phase. */
 static inline int tcomm_agrees(const tcomm_comm_t *comm)
 {
-    return (comm->check || comm->timed) && comm->ops->allgather_bytes;
+    return (comm->check || comm->timed) &&
+           TCOMM_HAS_OP(comm, allgather_bytes);
 }
 
 /* Cross-rank agreement and, for all_gather, the exchange of the sizes

@@ -1,35 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Local argument rules of every collective: each failure names the call,
- * the problem and the fix. */
+/* Local argument rules of every collective, by the arguments and output
+ * rule of its row (coll_table.c): each failure names the call, the
+ * problem and the fix. */
 #include <string.h>
 
 #include "tcomm_frontend.h"
 
-const char *tcomm_coll_name(tcomm_coll_kind_t kind)
-{
-    switch (kind) {
-    case TCOMM_COLL_ALL_REDUCE: return "all_reduce";
-    case TCOMM_COLL_ALL_GATHER: return "all_gather";
-    case TCOMM_COLL_REDUCE_SCATTER: return "reduce_scatter";
-    case TCOMM_COLL_BROADCAST: return "broadcast";
-    case TCOMM_COLL_BARRIER: return "barrier";
-    }
-    return "unknown collective";
-}
-
 size_t tcomm_call_dim_size(const tcomm_call_t *call)
 {
     return call->in->ndim == 0 ? 1 : call->in->shape[call->dim];
-}
-
-static int has_op(tcomm_coll_kind_t k)
-{
-    return k == TCOMM_COLL_ALL_REDUCE || k == TCOMM_COLL_REDUCE_SCATTER;
-}
-
-static int has_dim(tcomm_coll_kind_t k)
-{
-    return k == TCOMM_COLL_ALL_GATHER || k == TCOMM_COLL_REDUCE_SCATTER;
 }
 
 static tcomm_status_t check_op(const tcomm_call_t *c)
@@ -58,7 +37,7 @@ static tcomm_status_t check_dim(const tcomm_call_t *c, int world_size)
                            "tensor (use 0..%d)",
                            c->fn, c->dim, nd, hi);
     size_t n = tcomm_call_dim_size(c);
-    if (c->kind == TCOMM_COLL_REDUCE_SCATTER && n % (size_t)world_size)
+    if (c->desc->out == TCOMM_OUT_SPLIT && n % (size_t)world_size)
         return tcomm_error(TCOMM_ERR_SHAPE,
                            "%s: size %zu along dim %d is not divisible by "
                            "the world size %d (pad dim %d to a multiple of "
@@ -75,9 +54,9 @@ static void expected_shape(const tcomm_call_t *c, int world_size,
     const tcomm_tensor_t *in = c->in;
     *ndim = in->ndim;
     memcpy(shape, in->shape, sizeof in->shape);
-    if (c->kind == TCOMM_COLL_REDUCE_SCATTER && in->ndim > 0)
+    if (c->desc->out == TCOMM_OUT_SPLIT && in->ndim > 0)
         shape[c->dim] /= (size_t)world_size;
-    if (c->kind == TCOMM_COLL_ALL_GATHER && in->ndim == 0) {
+    if (c->desc->out == TCOMM_OUT_CONCAT && in->ndim == 0) {
         *ndim = 1;
         shape[0] = 0; /* checked later */
     }
@@ -101,7 +80,7 @@ static tcomm_status_t check_into(const tcomm_call_t *c, int world_size)
     int nd;
     size_t want[TCOMM_MAX_DIMS];
     expected_shape(c, world_size, &nd, want);
-    int gather_dim = c->kind == TCOMM_COLL_ALL_GATHER ? c->dim : -1;
+    int gather_dim = c->desc->out == TCOMM_OUT_CONCAT ? c->dim : -1;
     int ok = out->ndim == nd;
     for (int i = 0; ok && i < nd; i++)
         ok = i == gather_dim || out->shape[i] == want[i];
@@ -135,7 +114,8 @@ tcomm_status_t tcomm_validate_gather_out(const tcomm_call_t *call,
 
 tcomm_status_t tcomm_validate(const tcomm_call_t *c, int world_size)
 {
-    if (c->kind == TCOMM_COLL_BARRIER)
+    unsigned args = c->desc->args;
+    if (!(args & TCOMM_ARG_TENSOR))
         return TCOMM_SUCCESS;
     if (!c->in)
         return tcomm_error(TCOMM_ERR_INVALID_ARG,
@@ -147,12 +127,11 @@ tcomm_status_t tcomm_validate(const tcomm_call_t *c, int world_size)
                            strstr(c->fn, "_into")
                                ? "a tensor of the result's shape"
                                : "the address of a tcomm_tensor_t pointer");
-    if (has_op(c->kind))
+    if (args & TCOMM_ARG_OP)
         TCOMM_TRY(check_op(c));
-    if (has_dim(c->kind))
+    if (args & TCOMM_ARG_DIM)
         TCOMM_TRY(check_dim(c, world_size));
-    if (c->kind == TCOMM_COLL_BROADCAST &&
-        (c->root < 0 || c->root >= world_size))
+    if ((args & TCOMM_ARG_ROOT) && (c->root < 0 || c->root >= world_size))
         return tcomm_error(TCOMM_ERR_INVALID_ARG,
                            "%s: root %d is out of range for world size %d "
                            "(use 0..%d)",

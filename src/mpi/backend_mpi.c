@@ -118,6 +118,7 @@ static tcomm_status_t mpi_broadcast(void *state, const tcomm_tensor_t *in,
 }
 
 const tcomm_backend_ops_t tcomm_backend_mpi = {
+    .size = sizeof(tcomm_backend_ops_t),
     .name = "mpi",
     .query = mpi_query,
     .allgather_bytes = mpi_allgather_bytes,

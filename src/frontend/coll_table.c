@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The collectives as rows: the arguments each takes, its output shape,
+ * what the ranks agree on (derived from both, see tcomm_frontend.h) and
+ * the backend op it reaches. Validation, agreement, allocation and
+ * dispatch read this table, not the kind. */
+#include <stddef.h>
+
+#include "tcomm_frontend.h"
+
+static tcomm_status_t do_all_reduce(const tcomm_comm_t *comm,
+                                    const tcomm_call_t *c,
+                                    const size_t *sizes, tcomm_tensor_t *out)
+{
+    (void)sizes;
+    return comm->ops->all_reduce(comm->state, c->in, c->op, out);
+}
+
+static tcomm_status_t do_all_gather(const tcomm_comm_t *comm,
+                                    const tcomm_call_t *c,
+                                    const size_t *sizes, tcomm_tensor_t *out)
+{
+    return comm->ops->all_gather(comm->state, c->in, c->dim, sizes, out);
+}
+
+static tcomm_status_t do_reduce_scatter(const tcomm_comm_t *comm,
+                                        const tcomm_call_t *c,
+                                        const size_t *sizes,
+                                        tcomm_tensor_t *out)
+{
+    (void)sizes;
+    return comm->ops->reduce_scatter(comm->state, c->in, c->op, c->dim,
+                                     out);
+}
+
+static tcomm_status_t do_broadcast(const tcomm_comm_t *comm,
+                                   const tcomm_call_t *c,
+                                   const size_t *sizes, tcomm_tensor_t *out)
+{
+    (void)sizes;
+    return comm->ops->broadcast(comm->state, c->in, c->root, out);
+}
+
+static tcomm_status_t do_barrier(const tcomm_comm_t *comm,
+                                 const tcomm_call_t *c, const size_t *sizes,
+                                 tcomm_tensor_t *out)
+{
+    (void)c, (void)sizes, (void)out;
+    return comm->ops->barrier(comm->state);
+}
+
+#define SLOT(op) offsetof(tcomm_backend_ops_t, op)
+
+static const tcomm_coll_desc_t colls[] = {
+    [TCOMM_COLL_ALL_REDUCE] = {"all_reduce", TCOMM_ARG_TENSOR | TCOMM_ARG_OP,
+                               TCOMM_OUT_SAME, 1, SLOT(all_reduce),
+                               do_all_reduce},
+    [TCOMM_COLL_ALL_GATHER] = {"all_gather", TCOMM_ARG_TENSOR | TCOMM_ARG_DIM,
+                               TCOMM_OUT_CONCAT, 0, SLOT(all_gather),
+                               do_all_gather},
+    [TCOMM_COLL_REDUCE_SCATTER] = {"reduce_scatter",
+                                   TCOMM_ARG_TENSOR | TCOMM_ARG_OP |
+                                       TCOMM_ARG_DIM,
+                                   TCOMM_OUT_SPLIT, 1, SLOT(reduce_scatter),
+                                   do_reduce_scatter},
+    [TCOMM_COLL_BROADCAST] = {"broadcast", TCOMM_ARG_TENSOR | TCOMM_ARG_ROOT,
+                              TCOMM_OUT_SAME, 0, SLOT(broadcast),
+                              do_broadcast},
+    [TCOMM_COLL_BARRIER] = {"barrier", 0, TCOMM_OUT_NONE, 0, SLOT(barrier),
+                            do_barrier},
+};
+
+const tcomm_coll_desc_t *tcomm_coll_desc(int kind)
+{
+    if (kind <= 0 || (size_t)kind >= sizeof colls / sizeof colls[0])
+        return NULL;
+    return &colls[kind];
+}
+
+const char *tcomm_coll_name(tcomm_coll_kind_t kind)
+{
+    const tcomm_coll_desc_t *d = tcomm_coll_desc(kind);
+    return d ? d->name : "unknown collective";
+}
