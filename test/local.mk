@@ -19,6 +19,11 @@ TESTS += test/mpi_collectives-np1.mpitest test/mpi_collectives-np2.mpitest \
 TESTS += test/install-check.sh
 EXTRA_DIST += test/install-check.sh test/contract_program.c test/mpi_suite.h
 
+# README.md's C and Fortran examples, compiled with its build-tree
+# commands and run at 1-4 ranks.
+TESTS += test/readme-check.sh
+EXTRA_DIST += test/readme-check.sh
+
 # tcomm_info runs and prints every setting.
 TESTS += test/tcomm-info-check.sh
 EXTRA_DIST += test/tcomm-info-check.sh
