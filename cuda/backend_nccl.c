@@ -371,6 +371,7 @@ tcomm_status_t tcomm_comm_create_nccl(MPI_Comm mpi_comm, tcomm_comm_t **comm)
             "%s: %s (pass a valid MPI communicator and the "
             "address of a tcomm_comm_t pointer)",
             fn, !comm ? "comm is NULL" : "mpi_comm is MPI_COMM_NULL");
+    TCOMM_TRY(tcomm_mpi_check_intra(fn, mpi_comm));
     nccl_state_t *s = calloc(1, sizeof *s);
     if (!s)
         return tcomm_error(TCOMM_ERR_NO_MEMORY, "%s: out of host memory", fn);

@@ -5,9 +5,11 @@
  * MPI_Allreduce(MIN) over [s, -s], which yields the minimum and maximum
  * of each, so any difference and any local error is seen by all ranks in
  * one small call; only then do the ranks gather the full headers (or the
- * error texts) to name who differs. The first exchange is the same MPI call for every collective,
- * so that ranks calling different collectives still meet in it; once they
- * agree, all_gather exchanges the sizes along dim. */
+ * error texts) to name who differs. The first exchange is the same MPI
+ * call for every collective, so that ranks calling different collectives
+ * still meet in it; once they agree, all_gather exchanges the sizes along
+ * dim. With TCOMM_CHECK=0 and a timeout the same rounds run on the call's
+ * identity alone (tcomm_agrees in tcomm_frontend.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,15 +53,10 @@ static size_t gather_total(const err_record_t *all, int n)
     return total;
 }
 
-static void encode(const tcomm_comm_t *comm, const tcomm_call_t *c,
-                   tcomm_status_t local, int64_t *h)
+/* The arguments checked mode agrees on. */
+static void encode_arguments(const tcomm_comm_t *comm, const tcomm_call_t *c,
+                             int64_t *h)
 {
-    memset(h, 0, H_LEN * sizeof *h);
-    h[H_KIND] = c->kind;
-    h[H_SEQ] = (int64_t)comm->seq;
-    h[H_ERR] = local != TCOMM_SUCCESS;
-    if (local != TCOMM_SUCCESS || c->kind == TCOMM_COLL_BARRIER)
-        return;
     const tcomm_tensor_t *in = c->in;
     h[H_DTYPE] = in->dtype;
     if (c->kind == TCOMM_COLL_ALL_REDUCE ||
@@ -75,10 +72,25 @@ static void encode(const tcomm_comm_t *comm, const tcomm_call_t *c,
     h[H_NDIM] = in->ndim;
     for (int i = 0; i < in->ndim; i++)
         h[H_SHAPE + i] = (int64_t)in->shape[i];
+    if (c->kind == TCOMM_COLL_ALL_GATHER && in->ndim > 0)
+        h[H_SHAPE + c->dim] = 0; /* sizes along dim may differ */
+}
+
+/* The call's identity (kind, sequence number, error flag) always; its
+ * arguments in checked mode; all_gather's sizes along dim. */
+static void encode(const tcomm_comm_t *comm, const tcomm_call_t *c,
+                   tcomm_status_t local, int64_t *h)
+{
+    memset(h, 0, H_LEN * sizeof *h);
+    h[H_KIND] = c->kind;
+    h[H_SEQ] = (int64_t)comm->seq;
+    h[H_ERR] = local != TCOMM_SUCCESS;
+    if (local != TCOMM_SUCCESS || c->kind == TCOMM_COLL_BARRIER)
+        return;
+    if (comm->check)
+        encode_arguments(comm, c, h);
     if (c->kind == TCOMM_COLL_ALL_GATHER) {
         h[H_GATHER_IN] = (int64_t)tcomm_call_dim_size(c);
-        if (in->ndim > 0)
-            h[H_SHAPE + c->dim] = 0; /* sizes along dim may differ */
         h[H_GATHER_OUT] = c->into ? (int64_t)c->into->shape[c->dim] : -1;
     }
 }
@@ -344,7 +356,7 @@ tcomm_status_t tcomm_agree(tcomm_comm_t *comm, const tcomm_call_t *call,
                            "all_gather needs to learn every rank's size "
                            "along dim (add it to the backend's vtable)",
                            call->fn, comm->ops->name);
-    if (!comm->check || !comm->ops->allgather_bytes) {
+    if (!tcomm_agrees(comm)) {
         if (local != TCOMM_SUCCESS || !gather)
             return local;
         return exchange_sizes(comm, call, sizes);

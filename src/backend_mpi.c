@@ -103,48 +103,15 @@ tcomm_status_t tcomm_mpi_reduce_scatter(void *state,
 tcomm_status_t tcomm_mpi_broadcast(void *state, const tcomm_tensor_t *in,
                                    int root, tcomm_tensor_t *out);
 
-/* TCOMM_TIMEOUT with TCOMM_CHECK=0: no agreement round tells that every
- * rank has arrived, so an arrival barrier bounded by the deadline comes
- * first (all_gather's exchange of sizes plays that part for it). */
-static tcomm_status_t arrived(tcomm_mpi_state_t *st)
-{
-    if (!st->timeout || st->owner->check)
-        return TCOMM_SUCCESS;
-    return tcomm_timeout_barrier(st->timeout, st->comm, st->owner->seq);
-}
-
-static tcomm_status_t mpi_all_reduce(void *state, const tcomm_tensor_t *in,
-                                     tcomm_op_t op, tcomm_tensor_t *out)
-{
-    TCOMM_TRY(arrived(state));
-    return tcomm_mpi_all_reduce(state, in, op, out);
-}
-
-static tcomm_status_t mpi_reduce_scatter(void *state,
-                                         const tcomm_tensor_t *in,
-                                         tcomm_op_t op, int dim,
-                                         tcomm_tensor_t *out)
-{
-    TCOMM_TRY(arrived(state));
-    return tcomm_mpi_reduce_scatter(state, in, op, dim, out);
-}
-
-static tcomm_status_t mpi_broadcast(void *state, const tcomm_tensor_t *in,
-                                    int root, tcomm_tensor_t *out)
-{
-    TCOMM_TRY(arrived(state));
-    return tcomm_mpi_broadcast(state, in, root, out);
-}
-
 const tcomm_backend_ops_t tcomm_backend_mpi = {
     .name = "mpi",
     .query = mpi_query,
     .allgather_bytes = mpi_allgather_bytes,
     .allreduce_min_i64 = mpi_allreduce_min_i64,
-    .all_reduce = mpi_all_reduce,
+    .all_reduce = tcomm_mpi_all_reduce,
     .all_gather = tcomm_mpi_all_gather,
-    .reduce_scatter = mpi_reduce_scatter,
-    .broadcast = mpi_broadcast,
+    .reduce_scatter = tcomm_mpi_reduce_scatter,
+    .broadcast = tcomm_mpi_broadcast,
     .barrier = mpi_barrier,
     .destroy = mpi_destroy,
 };
@@ -181,6 +148,23 @@ tcomm_status_t tcomm_mpi_check_ready(const char *fn)
                        fn, finalized ? "finalized" : "not initialized");
 }
 
+tcomm_status_t tcomm_mpi_check_intra(const char *fn, MPI_Comm mpi_comm)
+{
+    int inter = 0;
+    int rc = MPI_Comm_test_inter(mpi_comm, &inter);
+    if (rc != MPI_SUCCESS)
+        return tcomm_mpi_status(rc, fn, __FILE__, __LINE__);
+    if (!inter)
+        return TCOMM_SUCCESS;
+    return tcomm_error(TCOMM_ERR_INVALID_ARG,
+                       "%s: mpi_comm is an intercommunicator, and tcomm's "
+                       "collectives run within one group of ranks (pass "
+                       "an intracommunicator: the two groups joined by "
+                       "MPI_Intercomm_merge, or one group's own "
+                       "communicator)",
+                       fn);
+}
+
 tcomm_status_t tcomm_comm_create_mpi(MPI_Comm mpi_comm, tcomm_comm_t **comm)
 {
     static const char fn[] = "tcomm_comm_create_mpi";
@@ -196,6 +180,7 @@ tcomm_status_t tcomm_comm_create_mpi(MPI_Comm mpi_comm, tcomm_comm_t **comm)
                            "%s: mpi_comm is MPI_COMM_NULL (pass a valid "
                            "communicator such as MPI_COMM_WORLD)",
                            fn);
+    TCOMM_TRY(tcomm_mpi_check_intra(fn, mpi_comm));
     tcomm_mpi_state_t *st = calloc(1, sizeof *st);
     if (!st)
         return tcomm_error(TCOMM_ERR_NO_MEMORY, "%s: out of host memory",

@@ -89,13 +89,12 @@ static tcomm_status_t name_the_call(const tcomm_call_t *c,
     return tcomm_error(st, "%s: %s", c->fn, text);
 }
 
-/* A barrier in checked mode is complete once the agreement is: no rank
- * leaves that collective exchange before every rank has entered it. */
+/* A barrier is complete once the agreement is: no rank leaves that
+ * collective exchange before every rank has entered it. */
 static int agreement_was_barrier(const tcomm_comm_t *comm,
                                  const tcomm_call_t *c)
 {
-    return c->kind == TCOMM_COLL_BARRIER && comm->check &&
-           comm->ops->allgather_bytes;
+    return c->kind == TCOMM_COLL_BARRIER && tcomm_agrees(comm);
 }
 
 static tcomm_status_t run(tcomm_comm_t *comm, const tcomm_call_t *c)

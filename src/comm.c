@@ -34,6 +34,7 @@ tcomm_status_t tcomm_comm_wrap_backend(const tcomm_backend_ops_t *ops,
     c->cuda_aware = cuda_aware;
     c->check = cfg->check;
     c->deterministic = cfg->deterministic;
+    c->timed = cfg->timeout_s > 0;
     TCOMM_INFO(rank, "communicator over %s: %d ranks, check %d, "
                      "deterministic %d, cuda-aware %d",
                ops->name, size, c->check, c->deterministic, cuda_aware);

@@ -33,6 +33,8 @@ tcomm_status_t tcomm_mpi_status(int mpi_rc, const char *call,
 /* TCOMM_ERR_INVALID_ARG naming fn unless MPI is initialized and not
  * finalized (the MPI-based communicator constructors). */
 tcomm_status_t tcomm_mpi_check_ready(const char *fn);
+/* TCOMM_ERR_INVALID_ARG naming fn if mpi_comm is an intercommunicator. */
+tcomm_status_t tcomm_mpi_check_intra(const char *fn, MPI_Comm mpi_comm);
 
 /* Is MPI CUDA-aware? Layered probe, agreed over comm (the minimum), so
  * that every rank takes the same path (src/cuda_aware_probe.c). */

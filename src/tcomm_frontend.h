@@ -49,6 +49,17 @@ void tcomm_validate_fill_total(char *text, size_t len, size_t total);
  * input, dim out of range). */
 int64_t tcomm_call_gather_size(const tcomm_call_t *call);
 
+/* Whether calls on comm start with the agreement round. Checked mode
+ * agrees on every argument; with TCOMM_CHECK=0 and a timeout the round
+ * still agrees on which call every rank is in (kind, sequence number),
+ * on a local error, and on all_gather's sizes, so that a rank that
+ * rejected a call or moved on to another one cannot complete its peers'
+ * bounded exchange and leave them waiting in the data phase. */
+static inline int tcomm_agrees(const tcomm_comm_t *comm)
+{
+    return (comm->check || comm->timed) && comm->ops->allgather_bytes;
+}
+
 /* Cross-rank agreement and, for all_gather, the exchange of the sizes
  * along dim (sizes[r] for every rank). @p local is this rank's validation
  * status (its sentence in tcomm_last_error()). Returns TCOMM_SUCCESS when

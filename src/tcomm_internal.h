@@ -97,6 +97,7 @@ struct tcomm_comm {
     int cuda_aware;
     int check;         /* TCOMM_CHECK for this communicator */
     int deterministic; /* TCOMM_DETERMINISTIC for this communicator */
+    int timed;         /* TCOMM_TIMEOUT > 0 when it was created */
     uint64_t seq;      /* collectives entered on this communicator */
     tcomm_status_t failed; /* non-zero once the communicator is unusable */
 };

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* TCOMM_TIMEOUT: the MPI backend's arrival exchanges (the agreement
- * round, the barrier, and with TCOMM_CHECK=0 an arrival round) run as
+ * round, checked or not, and the barrier) run as
  * nonblocking MPI calls polled until a deadline. Every rank stores the
  * sequence number of the collective it last entered in memory shared
  * by the ranks of its node, so that a rank that gives up can name the

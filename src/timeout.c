@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* TCOMM_TIMEOUT for the MPI backend. A rank that never arrives blocks
  * every other rank in the first exchange of a collective (the agreement
- * round; with TCOMM_CHECK=0 an arrival barrier), so with a timeout these
+ * round, which runs in unchecked mode too when a timeout is set: it
+ * carries the call's kind and sequence number, so that no other call can
+ * complete it), so with a timeout these
  * exchanges run as MPI_Iallreduce / MPI_Iallgather / MPI_Ibarrier polled
  * with MPI_Test until a deadline. Once they complete every rank has
  * arrived, and the data phase runs as usual: its buffers are the
