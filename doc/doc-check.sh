@@ -1,10 +1,17 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# The documentation keeps up with the code: doc/reference.md names every
+# The documentation keeps up with the code. doc/reference.md names every
 # configure option and variable (`configure --help`), every setting that
-# tcomm_info lists and every status code of include/tcomm.h; the man pages
-# name every setting and every harness option (`osu_tcomm_allreduce -h`)
-# and render without warnings; README links the guides.
+# tcomm_info lists, every environment variable that the code or a script
+# reads (getenv in the C sources, the settings table, the ${...:-...}
+# forms in the shell scripts, ?= in the bootstrap Makefile), every option
+# of the harness (its -h) and of tcomm_info (its -h and the option strings
+# of its source), and every status code of include/tcomm.h; the man pages
+# name every setting and every harness option and render without
+# warnings; README links the guides and names every package that
+# scripts/install-deps installs. Everything is derived from the sources
+# and the programs' own help, so a new variable or option fails here
+# until it is documented; what is missing is listed.
 set -u
 src=${srcdir:-.}
 build=${TCOMM_BUILDDIR:-.}
@@ -37,20 +44,75 @@ for s in $settings; do
 done
 echo "settings: $(echo $settings | wc -w) checked"
 
+# environment variables that the code and the scripts read. Variables of
+# the system (not tcomm's) are not documented here.
+system_vars=" TMPDIR LD_PRELOAD LD_LIBRARY_PATH PATH HOME "
+dirs=
+for d in src test bench fuzz cuda mpi_kernels scripts doc .ci; do
+    [ -d "$src/$d" ] && dirs="$dirs $src/$d"
+done
+# shellcheck disable=SC2086
+{
+    find $dirs -type f \( -name '*.c' -o -name '*.cc' -o -name '*.h' \
+        -o -name '*.cu' \) -exec grep -ohE 'getenv\("[A-Z][A-Z0-9_]*"\)' {} + |
+        sed 's/^getenv("//; s/")$//'
+    sed -n 's/^ *{"\(TCOMM_[A-Z0-9_]*\)",.*/\1/p' "$src/src/config.c"
+    find $dirs -type f \( -name '*.sh' -o -path "$src/scripts/*" \
+        -o -path "$src/.ci/*" \) ! -name '*.o' -exec grep -ohE \
+        '\$\{[A-Z][A-Z0-9_]+:?[-=?+]' {} + |
+        sed 's/^\${//; s/:\{0,1\}[-=?+]$//'
+    [ -f "$src/Makefile" ] && # the bootstrap, not in a tarball
+        sed -n 's/^\([A-Z][A-Z0-9_]*\) *?=.*/\1/p' "$src/Makefile"
+} | sort -u >"$tmp/env"
+n=0
+for v in $(cat "$tmp/env"); do
+    case "$system_vars" in *" $v "*) continue ;; esac
+    has "$ref" "\`$v\`"
+    n=$((n + 1))
+done
+[ "$n" -gt 20 ] || { echo "FAIL: found only $n variables in the sources"; status=1; }
+echo "environment variables read by the code and scripts: $n checked"
+
 # status codes
 codes=$(sed -n 's/^ *\(TCOMM_\(SUCCESS\|ERR_[A-Z_]*\)\) *=.*/\1/p' \
     "$src/include/tcomm.h")
 for c in $codes; do has "$ref" "\`$c\`"; done
 echo "status codes: $(echo $codes | wc -w) checked"
 
-# the harness's options, from its own help
-help=$("$build/bench/osu_tcomm_allreduce" -h 2>&1)
-longs=$(echo "$help" | grep -oE -- '--[a-z][a-z-]+' | sort -u)
-sed 's/\\-/-/g' "$man/osu_tcomm_allreduce.1" >"$tmp/man"
-for o in $longs; do
-    grep -qF -e "$o" "$tmp/man" || missing osu_tcomm_allreduce.1 "$o"
+# options in a program's help: every --long one, and the -x ones that
+# start an option line ("  -m, --message-size", ";  -v, --version") or
+# stand in brackets ("[-h]")
+help_options() {
+    grep -oE -- '--[a-z][a-z0-9-]+' "$1"
+    grep -oE -- '(^|;|\[) *-[a-zA-Z]([],| ]|$)' "$1" |
+        grep -oE -- '-[a-zA-Z]'
+}
+
+# the harness's options, from the five programs' own help
+: >"$tmp/hopts"
+for p in allreduce allgather reduce_scatter bcast barrier; do
+    "$build/bench/osu_tcomm_$p" -h >"$tmp/help" 2>&1 ||
+        { echo "FAIL: osu_tcomm_$p -h failed"; status=1; }
+    help_options "$tmp/help" >>"$tmp/hopts"
 done
-echo "harness options: $(echo $longs | wc -w) checked"
+hopts=$(sort -u "$tmp/hopts")
+sed 's/\\-/-/g' "$man/osu_tcomm_allreduce.1" >"$tmp/man"
+for o in $hopts; do
+    grep -qF -e "$o" "$tmp/man" || missing osu_tcomm_allreduce.1 "$o"
+    has "$ref" "\`$o"
+done
+[ -n "$hopts" ] || { echo "FAIL: the harness's -h lists no options"; status=1; }
+echo "harness options: $(echo $hopts | wc -w) checked"
+
+# tcomm_info's options: its help, and the option strings of its source
+"$build/src/tcomm_info" -h >"$tmp/help" 2>&1
+iopts=$({
+    help_options "$tmp/help"
+    cat "$src"/src/tcomm_info*.c | grep -oE '"--?[a-zA-Z][a-zA-Z0-9-]*"' |
+        tr -d '"'
+} | sort -u)
+for o in $iopts; do has "$ref" "\`$o"; done
+echo "tcomm_info options: $(echo $iopts | wc -w) checked"
 
 # the man pages render cleanly
 if command -v groff >/dev/null 2>&1; then
@@ -65,4 +127,13 @@ fi
 for d in user-guide design-notes fortran performance reference; do
     has "$src/README.md" "(doc/$d.md)"
 done
+
+# README names every package that scripts/install-deps installs
+pkgs=$(sed -n '/^PACKAGES="/,/"/p' "$src/scripts/install-deps" |
+    sed 's/^PACKAGES=//' | tr -d '"')
+[ -n "$pkgs" ] || { echo "FAIL: no PACKAGES in scripts/install-deps"; status=1; }
+for p in $pkgs; do has "$src/README.md" "\`$p\`"; done
+echo "install-deps packages in README.md: $(echo $pkgs | wc -w) checked"
+
+[ $status -eq 0 ] || echo "doc-check: the documentation misses the above"
 exit $status

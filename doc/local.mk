@@ -40,8 +40,9 @@ clean-local: clean-doc
 clean-doc:
 	-rm -rf doc/api
 
-# The reference and the man pages name every setting, configure option,
-# error code and harness option.
+# The reference and the man pages name every setting, variable read by
+# the code and scripts, configure option, error code and option of the
+# harness and tcomm_info; README names install-deps' packages.
 TESTS += doc/doc-check.sh
 EXTRA_DIST += doc/doc-check.sh
 

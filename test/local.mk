@@ -44,6 +44,11 @@ $(tcomm_pkg_cmake_log): $(tcomm_pkg_static_log)
 $(tcomm_pkg_uninst_log): $(tcomm_pkg_cmake_log)
 $(tcomm_pkg_nocheck_log): test/packaging-check.sh.log
 
+# README.md's C and Fortran examples, compiled with its build-tree
+# commands and run at 1-4 ranks.
+TESTS += test/readme-check.sh
+EXTRA_DIST += test/readme-check.sh
+
 # tcomm_info runs and prints every setting.
 TESTS += test/tcomm-info-check.sh
 EXTRA_DIST += test/tcomm-info-check.sh

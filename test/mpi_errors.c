@@ -3,7 +3,7 @@
  * (with TCOMM_CHECK on and off), an error on one rank only (that rank
  * gets its own status, the others TCOMM_ERR_MISMATCH quoting it), a
  * non-divisible reduce_scatter, a root out of range, an all_gather_into
- * whose size along dim is wrong on one rank, and an MPI failure inside a
+ * whose size along dim (or another dim) is wrong, and an MPI failure inside a
  * collective (on a communicator with TCOMM_TIMEOUT). After each: *out and the inputs untouched, and the next
  * valid collective succeeds. */
 #include "mpi_safety.h"
@@ -204,6 +204,38 @@ START_TEST(gather_into_wrong_size_on_several_ranks)
 }
 END_TEST
 
+/* all_gather_into whose out is wrong in another dim than the gather dim
+ * (uneven sizes along dim 0): the message names the real result shape,
+ * with the ranks' sizes along dim summed, on the wrong rank(s) and in the
+ * quote the others get. Loop 0: every rank wrong; 1: the last rank only. */
+START_TEST(gather_into_wrong_other_dim)
+{
+    size_t total = 0;
+    for (int r = 0; r < nranks; r++)
+        total += 1 + (size_t)r;
+    int bad = nranks - 1, wrong = _i == 0 || rank == bad;
+    size_t s[2] = {1 + (size_t)rank, 3}, so[2] = {total, wrong ? 4 : 3};
+    tcomm_tensor_t *in = make(graph, TCOMM_F32, 2, s);
+    tcomm_tensor_t *into = make(graph, TCOMM_F32, 2, so);
+    void *snap_into = snapshot(into);
+    tcomm_status_t st = tcomm_all_gather_into(comm, in, 0, into);
+    char key[160];
+    snprintf(key, sizeof key, "out has shape [%zu, 4] but the result has "
+                              "shape [%zu, 3] (create out with that shape)",
+             total, total);
+    if (_i == 0)
+        expect(st, TCOMM_ERR_SHAPE, "tcomm_all_gather_into: ", key,
+               (char *)NULL);
+    else
+        expect_one(st, bad, TCOMM_ERR_SHAPE, "tcomm_all_gather_into", key);
+    assert_same(into, snap_into, "out");
+    free(snap_into);
+    tcomm_tensor_release(into);
+    tcomm_tensor_release(in);
+    assert_recovers();
+}
+END_TEST
+
 /* TCOMM_CHECK=0 lets mismatched sizes reach MPI: the ranks that receive
  * fewer bytes than the root sends get MPI's truncation error as
  * TCOMM_ERR_MPI, and their communicator then answers
@@ -252,6 +284,7 @@ int main(int argc, char **argv)
     tcase_set_timeout(tc, 0);
     tcase_add_checked_fixture(tc, case_arm, case_disarm);
     tcase_add_loop_test(tc, same_error_on_every_rank, 0, 2); /* CHECK 0/1 */
+    tcase_add_loop_test(tc, gather_into_wrong_other_dim, 0, nranks > 1 ? 2 : 1);
     if (nranks > 1) {
         tcase_add_test(tc, error_on_one_rank_only);
         tcase_add_test(tc, gather_into_wrong_size_on_one_rank);

@@ -91,8 +91,8 @@ static double *solve_serial(int nx, int ny, int steps, double r)
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    tcomm_comm_t *comm;
-    tcomm_graph_t *graph;
+    tcomm_comm_t *comm = NULL;
+    tcomm_graph_t *graph = NULL;
     tcomm_comm_info_t info;
     tcomm_device_t host = {TCOMM_DEVICE_HOST, 0};
     CHECK(tcomm_comm_create_mpi(MPI_COMM_WORLD, &comm));
@@ -109,7 +109,7 @@ int main(int argc, char **argv)
         params[P_R] = 0.2;  /* alpha dt / h^2, stable below 0.25 */
         params[P_TOL] = 1e-2;
     }
-    tcomm_tensor_t *tparams;
+    tcomm_tensor_t *tparams = NULL;
     size_t pshape[1] = {P_COUNT};
     CHECK(tcomm_tensor_wrap(graph, TCOMM_F64, params, 1, pshape, &tparams));
     CHECK(tcomm_broadcast_into(comm, tparams, 0, tparams));
@@ -132,7 +132,7 @@ int main(int argc, char **argv)
     MPI_Type_commit(&column);
 
     double change;
-    tcomm_tensor_t *tchange;
+    tcomm_tensor_t *tchange = NULL;
     size_t one[1] = {1};
     CHECK(tcomm_tensor_wrap(graph, TCOMM_F64, &change, 1, one, &tchange));
     int steps = 0;
@@ -156,7 +156,7 @@ int main(int argc, char **argv)
     double *field = malloc((size_t)ny * (size_t)nx * sizeof *field);
     for (int j = 0; j < ny; j++)
         memcpy(block + (size_t)j * w, u + (j + 1) * ld + 1, w * sizeof *u);
-    tcomm_tensor_t *tblock, *tfield;
+    tcomm_tensor_t *tblock = NULL, *tfield = NULL;
     size_t bshape[2] = {(size_t)ny, (size_t)w};
     size_t fshape[2] = {(size_t)ny, (size_t)nx};
     CHECK(tcomm_tensor_wrap(graph, TCOMM_F64, block, 2, bshape, &tblock));
@@ -182,7 +182,7 @@ int main(int argc, char **argv)
                np, nx, ny, steps, sqrt(change), heat / (nx * ny), diff,
                verdict[0] ? "PASS" : "FAIL");
     }
-    tcomm_tensor_t *tverdict;
+    tcomm_tensor_t *tverdict = NULL;
     CHECK(tcomm_tensor_wrap(graph, TCOMM_I32, verdict, 1, one, &tverdict));
     CHECK(tcomm_broadcast_into(comm, tverdict, 0, tverdict));
 

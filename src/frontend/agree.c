@@ -32,11 +32,26 @@ static int64_t neg(int64_t v) /* -v, saturated: -INT64_MIN overflows */
     return v == INT64_MIN ? INT64_MAX : -v;
 }
 
-#define ERR_TEXT 248
+#define ERR_TEXT 240
 typedef struct {
     int64_t status;
+    int64_t gather_in; /* all_gather: the size along dim, else -1 */
     char text[ERR_TEXT];
 } err_record_t;
+
+/* all_gather: the sum of the sizes along dim, once every rank has sent
+ * one; (size_t)-1 when some rank could not. */
+static size_t gather_total(const err_record_t *all, int n)
+{
+    size_t total = 0;
+    for (int r = 0; r < n; r++) {
+        if (all[r].gather_in < 0 ||
+            (uint64_t)all[r].gather_in >= SIZE_MAX - total)
+            return SIZE_MAX;
+        total += (size_t)all[r].gather_in;
+    }
+    return total;
+}
 
 /* The arguments checked mode agrees on. */
 static void encode_arguments(const tcomm_comm_t *comm, const tcomm_call_t *c,
@@ -92,7 +107,8 @@ static tcomm_status_t share_errors(tcomm_comm_t *comm,
                                    tcomm_status_t local)
 {
     int n = comm->world_size;
-    err_record_t mine = {.status = local};
+    err_record_t mine = {.status = local,
+                         .gather_in = tcomm_call_gather_size(c)};
     if (local != TCOMM_SUCCESS) {
         const char *msg = tcomm_last_error();
         const char *colon = strstr(msg, ": ");
@@ -109,8 +125,11 @@ static tcomm_status_t share_errors(tcomm_comm_t *comm,
     snprintf(saved, sizeof saved, "%s", tcomm_last_error());
     tcomm_status_t st = comm->ops->allgather_bytes(comm->state, &mine, all,
                                                    sizeof mine);
-    if (local != TCOMM_SUCCESS) {
-        tcomm_error(local, "%s", saved); /* the rank's own error stands */
+    size_t total = st == TCOMM_SUCCESS ? gather_total(all, n) : SIZE_MAX;
+    if (local != TCOMM_SUCCESS) { /* the rank's own error stands */
+        if (total != SIZE_MAX)
+            tcomm_validate_fill_total(saved, sizeof saved, total);
+        tcomm_error(local, "%s", saved);
         free(all);
         return local;
     }
@@ -119,10 +138,14 @@ static tcomm_status_t share_errors(tcomm_comm_t *comm,
         while (r < n && all[r].status == TCOMM_SUCCESS)
             r++;
         if (r < n) {
+            char text[512];
             all[r].text[ERR_TEXT - 1] = '\0';
+            snprintf(text, sizeof text, "%s", all[r].text);
+            if (total != SIZE_MAX)
+                tcomm_validate_fill_total(text, sizeof text, total);
             st = tcomm_error(TCOMM_ERR_MISMATCH,
                              "%s: rank %d rejected the call: %s", c->fn, r,
-                             all[r].text);
+                             text);
         } else { /* an error flag but no error: never move data then */
             st = tcomm_error(TCOMM_ERR_MISMATCH,
                              "%s: a rank flagged an error in the agreement "

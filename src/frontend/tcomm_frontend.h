@@ -83,6 +83,15 @@ tcomm_status_t tcomm_validate(const tcomm_call_t *call, int world_size);
 tcomm_status_t tcomm_validate_gather_out(const tcomm_call_t *call,
                                          size_t out_size, size_t total);
 
+/* all_gather_into whose out is wrong in another dim: its sentence (this
+ * rank's or a peer's, in @p text) names the result's size along dim as a
+ * placeholder; write in @p total, the ranks' sizes summed. */
+void tcomm_validate_fill_total(char *text, size_t len, size_t total);
+
+/* all_gather: the input's size along dim, or -1 (another collective, no
+ * input, dim out of range). */
+int64_t tcomm_call_gather_size(const tcomm_call_t *call);
+
 /* Whether calls on comm start with the agreement round. Checked mode
  * agrees on every argument; with TCOMM_CHECK=0 and a timeout the round
  * still agrees on which call every rank is in (kind, sequence number),

@@ -2,6 +2,7 @@
 /* Local argument rules of every collective, by the arguments and output
  * rule of its row (coll_table.c): each failure names the call, the
  * problem and the fix. */
+#include <stdio.h>
 #include <string.h>
 
 #include "tcomm_frontend.h"
@@ -62,6 +63,54 @@ static void expected_shape(const tcomm_call_t *c, int world_size,
     }
 }
 
+/* all_gather_into's out is wrong in another dim than the gather dim: the
+ * gather dim's size is a placeholder until the agreement has summed the
+ * ranks' sizes; tcomm_validate_fill_total then writes the sum in. */
+static const char RESULT_SHAPE[] = "but the result has shape [";
+static const char PLACEHOLDER[] = " (*: the sum of the ranks' sizes along "
+                                  "dim, unknown here)";
+
+static tcomm_status_t gather_shape_error(const tcomm_call_t *c,
+                                         const char *got, int nd,
+                                         const size_t *want)
+{
+    char exp[256];
+    size_t used = 0;
+    for (int i = 0; i < nd && used < sizeof exp; i++)
+        used += (size_t)(i == c->dim
+                             ? snprintf(exp + used, sizeof exp - used,
+                                        "%s*", i ? ", " : "")
+                             : snprintf(exp + used, sizeof exp - used,
+                                        "%s%zu", i ? ", " : "", want[i]));
+    return tcomm_error(TCOMM_ERR_SHAPE,
+                       "%s: out has shape %s %s%s]%s (create out with that "
+                       "shape)",
+                       c->fn, got, RESULT_SHAPE, exp, PLACEHOLDER);
+}
+
+void tcomm_validate_fill_total(char *text, size_t len, size_t total)
+{
+    char *shape = strstr(text, RESULT_SHAPE);
+    char *note = shape ? strstr(shape, PLACEHOLDER) : NULL;
+    char *star = shape ? strchr(shape, '*') : NULL;
+    if (!note || !star || star > note)
+        return;
+    char rest[1024];
+    snprintf(rest, sizeof rest, "%s", note + sizeof PLACEHOLDER - 1);
+    char mid[512];
+    snprintf(mid, sizeof mid, "%.*s", (int)(note - star - 1), star + 1);
+    size_t at = (size_t)(star - text);
+    snprintf(star, len - at, "%zu%s%s", total, mid, rest);
+}
+
+int64_t tcomm_call_gather_size(const tcomm_call_t *c)
+{
+    if (c->desc->out != TCOMM_OUT_CONCAT || !c->in || c->dim < 0 ||
+        c->dim > (c->in->ndim > 0 ? c->in->ndim - 1 : 0))
+        return -1;
+    return (int64_t)tcomm_call_dim_size(c);
+}
+
 static tcomm_status_t check_into(const tcomm_call_t *c, int world_size)
 {
     const tcomm_tensor_t *in = c->in, *out = c->into;
@@ -87,16 +136,15 @@ static tcomm_status_t check_into(const tcomm_call_t *c, int world_size)
     if (!ok) {
         char got[256], exp[256];
         tcomm_shape_text(out->ndim, out->shape, got, sizeof got);
-        if (gather_dim >= 0) /* the dim's size is not known yet */
-            want[gather_dim] = 0;
+        if (gather_dim >= 0 && world_size == 1) /* the total is known */
+            want[gather_dim] = tcomm_call_dim_size(c);
+        else if (gather_dim >= 0) /* known after the agreement */
+            return gather_shape_error(c, got, nd, want);
         tcomm_shape_text(nd, want, exp, sizeof exp);
         return tcomm_error(TCOMM_ERR_SHAPE,
                            "%s: out has shape %s but the result has shape "
-                           "%s%s (create out with that shape)",
-                           c->fn, got, exp,
-                           gather_dim >= 0 ? " (0: the sum of the ranks' "
-                                             "sizes along dim)"
-                                           : "");
+                           "%s (create out with that shape)",
+                           c->fn, got, exp);
     }
     return TCOMM_SUCCESS;
 }
