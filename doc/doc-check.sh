@@ -56,7 +56,7 @@ done
     find $dirs -type f \( -name '*.c' -o -name '*.cc' -o -name '*.h' \
         -o -name '*.cu' \) -exec grep -ohE 'getenv\("[A-Z][A-Z0-9_]*"\)' {} + |
         sed 's/^getenv("//; s/")$//'
-    sed -n 's/^ *{"\(TCOMM_[A-Z0-9_]*\)",.*/\1/p' "$src/src/config.c"
+    sed -n 's/^ *{"\(TCOMM_[A-Z0-9_]*\)",.*/\1/p' "$src/src/core/config.c"
     find $dirs -type f \( -name '*.sh' -o -path "$src/scripts/*" \
         -o -path "$src/.ci/*" \) ! -name '*.o' -exec grep -ohE \
         '\$\{[A-Z][A-Z0-9_]+:?[-=?+]' {} + |
@@ -105,10 +105,10 @@ done
 echo "harness options: $(echo $hopts | wc -w) checked"
 
 # tcomm_info's options: its help, and the option strings of its source
-"$build/src/tcomm_info" -h >"$tmp/help" 2>&1
+"$build/src/tools/tcomm_info" -h >"$tmp/help" 2>&1
 iopts=$({
     help_options "$tmp/help"
-    cat "$src"/src/tcomm_info*.c | grep -oE '"--?[a-zA-Z][a-zA-Z0-9-]*"' |
+    cat "$src"/src/tools/tcomm_info*.c | grep -oE '"--?[a-zA-Z][a-zA-Z0-9-]*"' |
         tr -d '"'
 } | sort -u)
 for o in $iopts; do has "$ref" "\`$o"; done
