@@ -2,7 +2,7 @@
 # mpi_kernels/: host kernels that MPI and every backend use, with no
 # state and no algorithm: MPI datatypes, user ops and error mapping,
 # large-count splitting, reductions, pack/unpack along a dim, and the
-# sim memory space over them. Their tests: test/kernels.mk.
+# host and sim memory spaces over them. Their tests: test/kernels.mk.
 libtcomm_internal_la_SOURCES += \
 	mpi_kernels/tcomm_host_kernels.h \
 	mpi_kernels/tcomm_half.h \
@@ -12,6 +12,9 @@ libtcomm_internal_la_SOURCES += \
 	mpi_kernels/tcomm_mpi_ops.c \
 	mpi_kernels/tcomm_mpi_large.c \
 	mpi_kernels/tcomm_mpi_status.c \
+	mpi_kernels/tcomm_mpi_channel.c \
+	mpi_kernels/tcomm_host_space.c \
+	mpi_kernels/tcomm_fold.c \
 	mpi_kernels/tcomm_sim_space.c
 
 # The element-wise loops are built with the vectorizer's dynamic cost

@@ -46,5 +46,36 @@ size_t tcomm_host_half_fast(tcomm_dtype_t dtype, tcomm_op_t op,
                             size_t n);
 extern int tcomm_host_use_simd;
 
+struct tcomm_memspace;
+
+/* The rank-order fold, one for every backend and path: dst = src[0] op
+ * src[1] op ... op src[nsrc-1], left to right, n elements each, with the
+ * space's own copy and reduce (queued on a device space's stream: the
+ * caller synchronizes). dst may be src[0], never another source. AVG
+ * folds as SUM; tcomm_space_finish divides. mpi_kernels/tcomm_fold.c. */
+tcomm_status_t tcomm_space_fold(const struct tcomm_memspace *sp, void *ctx,
+                                tcomm_dtype_t dtype, tcomm_op_t op,
+                                void *dst, const void *const *src, int nsrc,
+                                size_t n);
+/* The same with the sources stride bytes apart from base (UCC's
+ * reduce_strided). */
+tcomm_status_t tcomm_space_fold_strided(const struct tcomm_memspace *sp,
+                                        void *ctx, tcomm_dtype_t dtype,
+                                        tcomm_op_t op, void *dst,
+                                        const void *base, size_t stride,
+                                        int nsrc, size_t n);
+/* AVG's finish over nranks contributions (buf /= nranks); nothing for the
+ * other ops. */
+tcomm_status_t tcomm_space_finish(const struct tcomm_memspace *sp, void *ctx,
+                                  tcomm_dtype_t dtype, tcomm_op_t op,
+                                  void *buf, size_t n, int nranks);
+/* The same two on host memory, for code that cannot see the spaces (the
+ * C++ Gloo backend). */
+tcomm_status_t tcomm_host_fold_strided(tcomm_dtype_t dtype, tcomm_op_t op,
+                                       void *dst, const void *base,
+                                       size_t stride, int nsrc, size_t n);
+tcomm_status_t tcomm_host_finish(tcomm_dtype_t dtype, tcomm_op_t op,
+                                 void *buf, size_t n, int nranks);
+
 
 #endif /* TCOMM_HOST_KERNELS_H */

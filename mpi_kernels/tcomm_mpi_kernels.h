@@ -8,6 +8,7 @@
 
 #include <mpi.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "tcomm.h"
 
@@ -50,5 +51,17 @@ tcomm_status_t tcomm_mpi_status(int mpi_rc, const char *call,
                                 const char *file, int line);
 #define TCOMM_MPI_CHECK(call)                                               \
     TCOMM_TRY(tcomm_mpi_status((call), #call, __FILE__, __LINE__))
+
+
+/* A backend's own duplicate of user (MPI_ERRORS_RETURN), with its rank and
+ * size; errors name fn. */
+tcomm_status_t tcomm_mpi_dup(const char *fn, MPI_Comm user, MPI_Comm *dup,
+                             int *rank, int *size);
+/* The agreement channel over comm (tcomm_backend_ops_t's allgather_bytes,
+ * allreduce_min_i64 and barrier, without a timeout). */
+tcomm_status_t tcomm_mpi_allgather_bytes(MPI_Comm comm, const void *mine,
+                                         void *all, size_t bytes);
+tcomm_status_t tcomm_mpi_min_i64(MPI_Comm comm, int64_t *values, int count);
+tcomm_status_t tcomm_mpi_barrier(MPI_Comm comm);
 
 #endif /* TCOMM_MPI_KERNELS_H */

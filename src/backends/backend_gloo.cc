@@ -130,13 +130,20 @@ void ring_allreduce(gloo_state *st, tcomm_dtype_t d, tcomm_op_t op,
 
 /* dst (n elements) = rank 0's op rank 1's op ..., from gathered inputs
  * of stride elements each, starting at element at. */
-void fold(const gloo_state *st, tcomm_dtype_t d, tcomm_op_t op,
-          const char *all, size_t stride, size_t at, char *dst, size_t n)
+tcomm_status_t fold(const gloo_state *st, tcomm_dtype_t d, tcomm_op_t op,
+                    const char *all, size_t stride, size_t at, char *dst,
+                    size_t n)
 {
     size_t es = tcomm_dtype_size(d);
-    std::memcpy(dst, all + at * es, n * es);
-    for (int r = 1; r < st->size; r++)
-        tcomm_host_reduce(d, op, dst, all + (r * stride + at) * es, n);
+    return tcomm_host_fold_strided(d, op, dst, all + at * es, stride * es,
+                                   st->size, n);
+}
+
+/* AVG's finish on this rank's result. */
+tcomm_status_t finish(const gloo_state *st, tcomm_dtype_t d, tcomm_op_t op,
+                      char *dst, size_t n)
+{
+    return tcomm_host_finish(d, op, dst, n, st->size);
 }
 
 tcomm_status_t gloo_all_reduce(void *s, const tcomm_tensor_t *in,
@@ -150,12 +157,13 @@ tcomm_status_t gloo_all_reduce(void *s, const tcomm_tensor_t *in,
     char *dst = static_cast<char *>(tcomm_tensor_data(out));
     if (n == 0)
         return TCOMM_SUCCESS;
+    tcomm_status_t folded = TCOMM_SUCCESS;
     GLOO_TRY("allreduce", {
         if (deterministic(st)) {
             TCOMM_TRACE_PATH("gloo_ordered_fold");
             st->tmp.resize(len * static_cast<size_t>(st->size));
             gather_all(st, bytes(in), len, st->tmp.data());
-            fold(st, d, op, st->tmp.data(), n, 0, dst, n);
+            folded = fold(st, d, op, st->tmp.data(), n, 0, dst, n);
         } else {
             TCOMM_TRACE_PATH("gloo_ring_allreduce");
             if (dst != bytes(in))
@@ -163,9 +171,9 @@ tcomm_status_t gloo_all_reduce(void *s, const tcomm_tensor_t *in,
             ring_allreduce(st, d, op, dst, n);
         }
     });
-    if (op == TCOMM_AVG)
-        tcomm_host_divide(d, dst, n, st->size);
-    return TCOMM_SUCCESS;
+    if (folded != TCOMM_SUCCESS)
+        return folded;
+    return finish(st, d, op, dst, n);
 }
 
 /* out is [outer][sum sizes][inner]: Gloo gathers the ranks' blocks back
@@ -235,21 +243,22 @@ tcomm_status_t gloo_reduce_scatter(void *s, const tcomm_tensor_t *in,
     else
         std::memcpy(packed.data(), bytes(in), len);
     size_t at = static_cast<size_t>(st->rank) * mine;
+    tcomm_status_t folded = TCOMM_SUCCESS;
     GLOO_TRY("reduce_scatter", {
         if (deterministic(st)) {
             TCOMM_TRACE_PATH("gloo_ordered_fold");
             st->tmp.resize(len * static_cast<size_t>(st->size));
             gather_all(st, packed.data(), len, st->tmp.data());
-            fold(st, d, op, st->tmp.data(), n, at, dst, mine);
+            folded = fold(st, d, op, st->tmp.data(), n, at, dst, mine);
         } else {
             TCOMM_TRACE_PATH("gloo_ring_allreduce");
             ring_allreduce(st, d, op, packed.data(), n);
             std::memcpy(dst, packed.data() + at * es, mine * es);
         }
     });
-    if (op == TCOMM_AVG)
-        tcomm_host_divide(d, dst, mine, st->size);
-    return TCOMM_SUCCESS;
+    if (folded != TCOMM_SUCCESS)
+        return folded;
+    return finish(st, d, op, dst, mine);
 }
 
 tcomm_status_t gloo_broadcast(void *s, const tcomm_tensor_t *in, int root,

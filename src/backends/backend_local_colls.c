@@ -62,17 +62,23 @@ static tcomm_status_t stage_out(tcomm_status_t st, tcomm_tensor_t *out,
     return st;
 }
 
-/* dst = slot[0][at..] op slot[1][at..] op ... (n elements), rank order. */
-static void fold(const tcomm_local_world_t *w, tcomm_dtype_t dtype,
-                 tcomm_op_t op, void *dst, size_t at, size_t n)
+/* dst = slot[0][at..] op slot[1][at..] op ... (n elements), rank order;
+ * the ranks' buffers, or their host copies, are host memory. */
+static tcomm_status_t fold(const tcomm_local_world_t *w, tcomm_dtype_t dtype,
+                           tcomm_op_t op, void *dst, size_t at, size_t n)
 {
-    size_t es = tcomm_dtype_size(dtype);
-    if (n == 0)
-        return;
-    memcpy(dst, (const char *)w->slot[0] + at * es, n * es);
-    for (int r = 1; r < w->size; r++)
-        tcomm_host_reduce(dtype, op, dst, (const char *)w->slot[r] + at * es,
-                          n);
+    size_t off = at * tcomm_dtype_size(dtype);
+    const void *stack[TCOMM_STACK_RANKS], **src = stack;
+    if (w->size > TCOMM_STACK_RANKS &&
+        !(src = malloc((size_t)w->size * sizeof *src)))
+        return tcomm_error(TCOMM_ERR_NO_MEMORY, "tcomm: out of host memory");
+    for (int r = 0; r < w->size; r++)
+        src[r] = (const char *)w->slot[r] + off;
+    tcomm_status_t st = tcomm_space_fold(&tcomm_memspace_host, NULL, dtype,
+                                         op, dst, src, w->size, n);
+    if (src != stack)
+        free(src);
+    return st;
 }
 
 tcomm_status_t tcomm_local_all_reduce(void *state, const tcomm_tensor_t *in,
@@ -89,12 +95,15 @@ tcomm_status_t tcomm_local_all_reduce(void *state, const tcomm_tensor_t *in,
     st = tcomm_local_share(me, b.in, st);
     if (st != TCOMM_SUCCESS)
         return stage_out(st, out, &b);
-    fold(w, in->dtype, op, dst, 0, in->numel);
-    st = tcomm_local_sync(me);
+    tcomm_status_t folded = fold(w, in->dtype, op, dst, 0, in->numel);
+    st = tcomm_local_sync(me); /* the peers wait for us even then */
+    if (st == TCOMM_SUCCESS)
+        st = folded;
     if (st == TCOMM_SUCCESS && dst != b.out && in->nbytes)
         memcpy(b.out, dst, in->nbytes); /* b.out is NULL when empty */
-    if (st == TCOMM_SUCCESS && op == TCOMM_AVG)
-        tcomm_host_divide(in->dtype, b.out, in->numel, w->size);
+    if (st == TCOMM_SUCCESS)
+        st = tcomm_space_finish(&tcomm_memspace_host, NULL, in->dtype, op,
+                                b.out, in->numel, w->size);
     return stage_out(st, out, &b);
 }
 
@@ -104,9 +113,9 @@ tcomm_status_t tcomm_local_all_gather(void *state, const tcomm_tensor_t *in,
 {
     tcomm_local_rank_t *me = state;
     tcomm_local_world_t *w = me->world;
-    size_t es = tcomm_dtype_size(in->dtype);
-    size_t outer = tcomm_shape_prod(in->shape, 0, dim);
-    size_t inner = tcomm_shape_prod(in->shape, dim + 1, in->ndim) * es;
+    size_t es = tcomm_dtype_size(in->dtype), outer, inner;
+    tcomm_dim_split(in, dim, &outer, &inner);
+    inner *= es;
     size_t total = 0;
     for (int r = 0; r < w->size; r++)
         total += sizes[r];
@@ -154,14 +163,18 @@ tcomm_status_t tcomm_local_reduce_scatter(void *state,
     st = tcomm_local_share(me, b.in, st);
     if (st != TCOMM_SUCCESS)
         return stage_out(st, out, &b);
-    for (size_t o = 0; o < outer; o++)
-        fold(w, in->dtype, op, (char *)dst + o * chunk * es,
-             o * rowlen + (size_t)me->rank * chunk, chunk);
-    st = tcomm_local_sync(me);
+    tcomm_status_t folded = TCOMM_SUCCESS;
+    for (size_t o = 0; o < outer && folded == TCOMM_SUCCESS; o++)
+        folded = fold(w, in->dtype, op, (char *)dst + o * chunk * es,
+                      o * rowlen + (size_t)me->rank * chunk, chunk);
+    st = tcomm_local_sync(me); /* the peers wait for us even then */
+    if (st == TCOMM_SUCCESS)
+        st = folded;
     if (st == TCOMM_SUCCESS && dst != b.out)
         memcpy(b.out, dst, out->nbytes);
-    if (st == TCOMM_SUCCESS && op == TCOMM_AVG)
-        tcomm_host_divide(in->dtype, b.out, out->numel, w->size);
+    if (st == TCOMM_SUCCESS)
+        st = tcomm_space_finish(&tcomm_memspace_host, NULL, in->dtype, op,
+                                b.out, out->numel, w->size);
     return stage_out(st, out, &b);
 }
 

@@ -15,6 +15,7 @@
 #include "cuda_space.h"
 #include "tcomm_backend_mpi.h"
 #include "tcomm_cuda_check.h"
+#include "tcomm_host_kernels.h"
 #include "tcomm_log.h"
 #include "tcomm_nccl.h"
 
@@ -98,19 +99,19 @@ static tcomm_status_t device_ctx(const nccl_state_t *st,
     return TCOMM_SUCCESS;
 }
 
-/* Queued: dst = block 0 op block 1 op ... (count elements at `at` of
- * each block of stride elements in all). */
-static tcomm_status_t fold_blocks(const nccl_state_t *st, tcomm_cuda_ctx_t *ctx,
-                                  tcomm_dtype_t d, tcomm_op_t op, void *dst,
-                                  const char *all, size_t stride, size_t at,
-                                  size_t count)
+/* Queued on the graph's stream, with the cuda space's own ops: dst =
+ * block 0 op block 1 op ... (count elements at `at` of each block of
+ * stride elements in all), then AVG's finish. */
+static tcomm_status_t fold_blocks(const nccl_state_t *st,
+                                  const tcomm_tensor_t *in, tcomm_op_t op,
+                                  void *dst, const char *all, size_t stride,
+                                  size_t at, size_t count)
 {
-    size_t es = tcomm_dtype_size(d);
-    TCOMM_TRY(tcomm_cuda_copy_async(ctx, dst, all + at * es, count * es));
-    for (int r = 1; r < st->size; r++)
-        TCOMM_TRY(tcomm_cuda_reduce_op(
-            ctx, d, op, dst, all + ((size_t)r * stride + at) * es, count));
-    return TCOMM_SUCCESS;
+    const tcomm_memspace_t *sp = in->graph->space;
+    size_t es = tcomm_dtype_size(in->dtype);
+    return tcomm_space_fold_strided(sp, in->graph->space_ctx, in->dtype, op,
+                                    dst, all + at * es, stride * es,
+                                    st->size, count);
 }
 
 /* Wait for the stream, then give back the temporary (may be NULL). */
@@ -139,17 +140,18 @@ static tcomm_status_t nccl_all_reduce(void *state, const tcomm_tensor_t *in,
     TCOMM_TRACE_PATH(gather_fold(s, in->dtype, op) ? "nccl_allgather+fold"
                                                    : "nccl_allreduce");
     if (gather_fold(s, in->dtype, op)) {
-        st = tcomm_memspace_cuda.alloc(ctx, in->nbytes * (size_t)s->size, &all);
+        st = in->graph->space->alloc(ctx, in->nbytes * (size_t)s->size, &all);
         NCCL_RUN(st, ncclAllGather(in->data, all, n, nccl_type(in->dtype),
                                    s->nccl, ctx->stream));
         if (st == TCOMM_SUCCESS)
-            st = fold_blocks(s, ctx, in->dtype, op, out->data, all, n, 0, n);
+            st = fold_blocks(s, in, op, out->data, all, n, 0, n);
     } else {
         NCCL_RUN(st, ncclAllReduce(in->data, out->data, n, nccl_type(in->dtype),
                                    nccl_op(op), s->nccl, ctx->stream));
     }
-    if (st == TCOMM_SUCCESS && op == TCOMM_AVG)
-        st = tcomm_cuda_divide_op(ctx, in->dtype, out->data, n, s->size);
+    if (st == TCOMM_SUCCESS)
+        st = tcomm_space_finish(in->graph->space, ctx, in->dtype, op,
+                                out->data, n, s->size);
     return finish(st, ctx, all);
 }
 
@@ -164,8 +166,8 @@ static tcomm_status_t nccl_all_gather(void *state, const tcomm_tensor_t *in,
     tcomm_cuda_ctx_t *ctx;
     TCOMM_TRY(device_ctx(s, in, "tcomm_all_gather", &ctx));
     size_t es = tcomm_dtype_size(in->dtype);
-    size_t outer = tcomm_shape_prod(in->shape, 0, dim);
-    size_t inner = tcomm_shape_prod(in->shape, dim + 1, in->ndim);
+    size_t outer, inner;
+    tcomm_dim_split(in, dim, &outer, &inner);
     size_t *seg = malloc((size_t)s->size * sizeof *seg);
     if (!seg)
         return tcomm_error(TCOMM_ERR_NO_MEMORY,
@@ -179,7 +181,7 @@ static tcomm_status_t nccl_all_gather(void *state, const tcomm_tensor_t *in,
     void *tmp = NULL;
     char *land = out->data;
     if (outer > 1 && out->nbytes) {
-        st = tcomm_memspace_cuda.alloc(ctx, out->nbytes, &tmp);
+        st = in->graph->space->alloc(ctx, out->nbytes, &tmp);
         land = tmp;
     }
     static const char *const ag_path[2][2] = {
@@ -205,7 +207,8 @@ static tcomm_status_t nccl_all_gather(void *state, const tcomm_tensor_t *in,
                 nccl_status(ncclGroupEnd(), "ncclGroupEnd", __FILE__, __LINE__);
     }
     if (st == TCOMM_SUCCESS && tmp)
-        st = tcomm_cuda_unpack_op(ctx, tmp, out->data, es, outer, s->size, seg);
+        st = in->graph->space->gather_unpack(ctx, tmp, out->data, es, outer,
+                                             s->size, seg);
     free(seg);
     return finish(st, ctx, tmp);
 }
@@ -228,11 +231,11 @@ static tcomm_status_t nccl_reduce_scatter(void *state, const tcomm_tensor_t *in,
     void *tmp = NULL;
     tcomm_status_t st = TCOMM_SUCCESS;
     if (packed_bytes + all_bytes)
-        st = tcomm_memspace_cuda.alloc(ctx, packed_bytes + all_bytes, &tmp);
+        st = in->graph->space->alloc(ctx, packed_bytes + all_bytes, &tmp);
     const char *src = in->data;
     if (st == TCOMM_SUCCESS && packed_bytes) {
-        st = tcomm_cuda_pack_op(ctx, in->data, tmp, in->nbytes / n, outer,
-                                s->size, mine / outer);
+        st = in->graph->space->scatter_pack(ctx, in->data, tmp, in->nbytes / n,
+                                            outer, s->size, mine / outer);
         src = tmp;
     }
     static const char *const rs_path[2][2] = {
@@ -244,14 +247,15 @@ static tcomm_status_t nccl_reduce_scatter(void *state, const tcomm_tensor_t *in,
         char *all = (char *)tmp + packed_bytes;
         NCCL_RUN(st, ncclAllGather(src, all, n, t, s->nccl, ctx->stream));
         if (st == TCOMM_SUCCESS)
-            st = fold_blocks(s, ctx, in->dtype, op, out->data, all, n,
+            st = fold_blocks(s, in, op, out->data, all, n,
                              (size_t)s->rank * mine, mine);
     } else {
         NCCL_RUN(st, ncclReduceScatter(src, out->data, mine, t, nccl_op(op),
                                        s->nccl, ctx->stream));
     }
-    if (st == TCOMM_SUCCESS && op == TCOMM_AVG)
-        st = tcomm_cuda_divide_op(ctx, in->dtype, out->data, mine, s->size);
+    if (st == TCOMM_SUCCESS)
+        st = tcomm_space_finish(in->graph->space, ctx, in->dtype, op,
+                                out->data, mine, s->size);
     return finish(st, ctx, tmp);
 }
 
@@ -283,28 +287,21 @@ static tcomm_status_t nccl_query(void *state, int *rank, int *size,
 static tcomm_status_t nccl_allgather_bytes(void *state, const void *mine,
                                            void *all, size_t bytes)
 {
-    nccl_state_t *s = state;
-    TCOMM_MPI_CHECK(MPI_Allgather(mine, (int)bytes, MPI_BYTE, all, (int)bytes,
-                                  MPI_BYTE, s->mpi));
-    return TCOMM_SUCCESS;
+    return tcomm_mpi_allgather_bytes(((nccl_state_t *)state)->mpi, mine, all,
+                                     bytes);
 }
 
 static tcomm_status_t nccl_allreduce_min_i64(void *state, int64_t *values,
                                              int count)
 {
-    nccl_state_t *s = state;
-    TCOMM_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, values, count, MPI_INT64_T,
-                                  MPI_MIN, s->mpi));
-    return TCOMM_SUCCESS;
+    return tcomm_mpi_min_i64(((nccl_state_t *)state)->mpi, values, count);
 }
 
 /* Every collective has synchronized its stream: MPI's barrier suffices. */
 static tcomm_status_t nccl_barrier(void *state)
 {
-    nccl_state_t *s = state;
     TCOMM_TRACE_PATH("mpi_barrier");
-    TCOMM_MPI_CHECK(MPI_Barrier(s->mpi));
-    return TCOMM_SUCCESS;
+    return tcomm_mpi_barrier(((nccl_state_t *)state)->mpi);
 }
 
 static void nccl_destroy(void *state)
@@ -389,15 +386,8 @@ tcomm_status_t tcomm_comm_create_nccl(MPI_Comm mpi_comm, tcomm_comm_t **comm)
     nccl_state_t *s = calloc(1, sizeof *s);
     if (!s)
         return tcomm_error(TCOMM_ERR_NO_MEMORY, "%s: out of host memory", fn);
-    s->mpi = MPI_COMM_NULL;
-    int rc = MPI_Comm_dup(mpi_comm, &s->mpi);
-    if (rc == MPI_SUCCESS)
-        rc = MPI_Comm_set_errhandler(s->mpi, MPI_ERRORS_RETURN);
-    if (rc == MPI_SUCCESS)
-        rc = MPI_Comm_rank(s->mpi, &s->rank);
-    if (rc == MPI_SUCCESS)
-        rc = MPI_Comm_size(s->mpi, &s->size);
-    tcomm_status_t st = tcomm_mpi_status(rc, fn, __FILE__, __LINE__);
+    tcomm_status_t st = tcomm_mpi_dup(fn, mpi_comm, &s->mpi, &s->rank,
+                                      &s->size);
     if (st == TCOMM_SUCCESS)
         st = bootstrap(s, fn);
     if (st == TCOMM_SUCCESS)

@@ -2,64 +2,10 @@
 /* Graphs: a device, the memory space its tensors live in, and a count of
  * live tensors. Ids come from a process-wide atomic counter. */
 #include <stdlib.h>
-#include <string.h>
 
 #include "tcomm_internal.h"
 
 static atomic_uint_fast64_t next_graph_id = 1;
-
-/* Host memory: 64-byte aligned so that vector loops and MPI run at full
- * speed. */
-static tcomm_status_t host_alloc(void *ctx, size_t bytes, void **ptr)
-{
-    (void)ctx;
-    if (bytes == 0) {
-        *ptr = NULL;
-        return TCOMM_SUCCESS;
-    }
-    size_t rounded = (bytes + 63) & ~(size_t)63;
-    if (rounded < bytes || !(*ptr = aligned_alloc(64, rounded)))
-        return tcomm_error(TCOMM_ERR_NO_MEMORY,
-                           "tcomm: cannot allocate %zu bytes of host memory "
-                           "(free memory or use smaller tensors)",
-                           bytes);
-    return TCOMM_SUCCESS;
-}
-
-static void host_free(void *ctx, void *ptr)
-{
-    (void)ctx;
-    free(ptr);
-}
-
-static tcomm_status_t host_copy(void *ctx, void *dst, const void *src,
-                                size_t bytes)
-{
-    (void)ctx;
-    if (bytes && dst != src)
-        memcpy(dst, src, bytes);
-    return TCOMM_SUCCESS;
-}
-
-static tcomm_status_t host_memset0(void *ctx, void *dst, size_t bytes)
-{
-    (void)ctx;
-    if (bytes)
-        memset(dst, 0, bytes);
-    return TCOMM_SUCCESS;
-}
-
-const tcomm_memspace_t tcomm_memspace_host = {
-    .name = "host",
-    .is_host = 1,
-    .alloc = host_alloc,
-    .free = host_free,
-    .to_host = host_copy,
-    .from_host = host_copy,
-    .copy = host_copy,
-    .memset0 = host_memset0,
-    .register_buffer = NULL,
-};
 
 tcomm_status_t tcomm_graph_create_space(tcomm_device_t device,
                                         const tcomm_memspace_t *space,

@@ -11,6 +11,9 @@
 #include "tcomm_backend.h"
 #include "tcomm_error.h"
 
+/* Per-rank arrays up to this many ranks live on the stack. */
+#define TCOMM_STACK_RANKS 128
+
 /* A memory space: where a graph's tensors live and how to reach them.
  * host: plain host memory. Device spaces (cuda, sim) add staging. */
 typedef struct tcomm_memspace {
@@ -28,7 +31,8 @@ typedef struct tcomm_memspace {
     /* tcomm_tensor_wrap: accept or reject a caller's buffer (NULL: any) */
     tcomm_status_t (*register_buffer)(void *ctx, const void *ptr,
                                       size_t bytes);
-    /* Device spaces only (NULL on host); see src/device_space.c. alloc,
+    /* Device spaces only (NULL on host, but for copy_async, reduce and
+     * divide); see src/core/device_space.c. alloc,
      * free, to_host, from_host, copy and memset0 above are complete on
      * return. The *_async calls, reduce, divide and the reshaping run in
      * order on the graph's stream: the host sees their effects only after
@@ -45,7 +49,9 @@ typedef struct tcomm_memspace {
                                       size_t bytes);
     tcomm_status_t (*copy_async)(void *ctx, void *dst, const void *src,
                                  size_t bytes);
-    /* acc[i] = acc[i] op x[i], as tcomm_host_reduce (AVG folds as SUM). */
+    /* acc[i] = acc[i] op x[i], as tcomm_host_reduce (AVG folds as SUM).
+     * With copy_async and divide, the element ops of tcomm_space_fold and
+     * tcomm_space_finish, which every space has (host too). */
     tcomm_status_t (*reduce)(void *ctx, tcomm_dtype_t dtype, tcomm_op_t op,
                              void *acc, const void *x, size_t n);
     /* buf[i] /= divisor, as tcomm_host_divide. */
@@ -137,6 +143,15 @@ static inline size_t tcomm_shape_prod(const size_t *shape, int lo, int hi)
     for (int i = lo; i < hi; i++)
         p *= shape[i];
     return p;
+}
+
+/* A tensor seen around dim: outer = the product of the dims before it,
+ * inner = that of the dims after it (a 0-d tensor: 1 and 1). */
+static inline void tcomm_dim_split(const tcomm_tensor_t *t, int dim,
+                                   size_t *outer, size_t *inner)
+{
+    *outer = tcomm_shape_prod(t->shape, 0, dim);
+    *inner = tcomm_shape_prod(t->shape, dim + 1, t->ndim);
 }
 
 /* Validate dtype/ndim/shape and compute numel and bytes, with overflow

@@ -32,9 +32,7 @@ static tcomm_status_t mpi_allgather_bytes(void *state, const void *mine,
         return tcomm_timeout_allgather_bytes(st->timeout, st->comm,
                                              st->owner->seq, mine, all,
                                              bytes);
-    TCOMM_MPI_CHECK(MPI_Allgather(mine, (int)bytes, MPI_BYTE, all,
-                                  (int)bytes, MPI_BYTE, st->comm));
-    return TCOMM_SUCCESS;
+    return tcomm_mpi_allgather_bytes(st->comm, mine, all, bytes);
 }
 
 static tcomm_status_t mpi_allreduce_min_i64(void *state, int64_t *values,
@@ -49,9 +47,7 @@ static tcomm_status_t mpi_allreduce_min_i64(void *state, int64_t *values,
         tcomm_shm_min(st->shm_min, values, count);
         return TCOMM_SUCCESS;
     }
-    TCOMM_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, values, count, MPI_INT64_T,
-                                  MPI_MIN, st->comm));
-    return TCOMM_SUCCESS;
+    return tcomm_mpi_min_i64(st->comm, values, count);
 }
 
 static tcomm_status_t mpi_barrier(void *state)
@@ -59,8 +55,7 @@ static tcomm_status_t mpi_barrier(void *state)
     tcomm_mpi_state_t *st = state;
     if (st->timeout)
         return tcomm_timeout_barrier(st->timeout, st->comm, st->owner->seq);
-    TCOMM_MPI_CHECK(MPI_Barrier(st->comm));
-    return TCOMM_SUCCESS;
+    return tcomm_mpi_barrier(st->comm);
 }
 
 static void mpi_destroy(void *state)
@@ -131,25 +126,6 @@ const tcomm_backend_ops_t tcomm_backend_mpi = {
     .destroy = mpi_destroy,
 };
 
-static tcomm_status_t dup_comm(MPI_Comm user, tcomm_mpi_state_t *st)
-{
-    static const char fn[] = "tcomm_comm_create_mpi";
-    int rc = MPI_Comm_dup(user, &st->comm);
-    if (rc != MPI_SUCCESS)
-        return tcomm_mpi_status(rc, "MPI_Comm_dup", __FILE__, __LINE__);
-    /* Errors come back to us as codes: tcomm never aborts the job. */
-    rc = MPI_Comm_set_errhandler(st->comm, MPI_ERRORS_RETURN);
-    if (rc == MPI_SUCCESS)
-        rc = MPI_Comm_rank(st->comm, &st->rank);
-    if (rc == MPI_SUCCESS)
-        rc = MPI_Comm_size(st->comm, &st->size);
-    if (rc != MPI_SUCCESS) {
-        MPI_Comm_free(&st->comm);
-        return tcomm_mpi_status(rc, fn, __FILE__, __LINE__);
-    }
-    return TCOMM_SUCCESS;
-}
-
 tcomm_status_t tcomm_mpi_check_ready(const char *fn)
 {
     int initialized = 0, finalized = 0;
@@ -200,7 +176,8 @@ tcomm_status_t tcomm_comm_create_mpi(MPI_Comm mpi_comm, tcomm_comm_t **comm)
     if (!st)
         return tcomm_error(TCOMM_ERR_NO_MEMORY, "%s: out of host memory",
                            fn);
-    tcomm_status_t s = dup_comm(mpi_comm, st);
+    tcomm_status_t s =
+        tcomm_mpi_dup(fn, mpi_comm, &st->comm, &st->rank, &st->size);
     if (s != TCOMM_SUCCESS) {
         free(st);
         return s;

@@ -30,9 +30,8 @@ static void note_path(tcomm_mpi_state_t *st, unsigned bit, const char *path,
 static tcomm_status_t finish_avg(tcomm_mpi_state_t *st, tcomm_op_t op,
                                  tcomm_tensor_t *out)
 {
-    if (op == TCOMM_AVG)
-        tcomm_host_divide(out->dtype, out->data, out->numel, st->size);
-    return TCOMM_SUCCESS;
+    return tcomm_space_finish(&tcomm_memspace_host, NULL, out->dtype, op,
+                              out->data, out->numel, st->size);
 }
 
 static tcomm_status_t reduction_op(tcomm_dtype_t dtype, tcomm_op_t op,
@@ -68,8 +67,8 @@ tcomm_status_t tcomm_mpi_all_gather(void *state, const tcomm_tensor_t *in,
 {
     tcomm_mpi_state_t *st = state;
     int n = st->size;
-    size_t outer = tcomm_shape_prod(in->shape, 0, dim);
-    size_t inner = tcomm_shape_prod(in->shape, dim + 1, in->ndim);
+    size_t outer, inner;
+    tcomm_dim_split(in, dim, &outer, &inner);
     size_t stack[2 * RANKS_ON_STACK], *seg = stack;
     if (n > RANKS_ON_STACK && !(seg = malloc(2 * (size_t)n * sizeof *seg)))
         return tcomm_error(TCOMM_ERR_NO_MEMORY,

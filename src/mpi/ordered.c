@@ -57,15 +57,15 @@ static int exchange_blocks(tcomm_mpi_state_t *st, const char *src,
     return rc;
 }
 
-/* acc = blocks[0] op blocks[1] op ... in rank order. */
-static void fold(tcomm_dtype_t dtype, tcomm_op_t op, const char *blocks,
-                 size_t len, int n, void *acc)
+/* acc = blocks[0] op blocks[1] op ... in rank order (len elements each,
+ * back to back). */
+static int fold(tcomm_dtype_t dtype, tcomm_op_t op, const char *blocks,
+                size_t len, int n, void *acc)
 {
-    size_t bytes = len * tcomm_dtype_size(dtype);
-    if (acc != blocks)
-        memcpy(acc, blocks, bytes);
-    for (int s = 1; s < n; s++)
-        tcomm_host_reduce(dtype, op, acc, blocks + (size_t)s * bytes, len);
+    tcomm_status_t st = tcomm_space_fold_strided(
+        &tcomm_memspace_host, NULL, dtype, op, acc, blocks,
+        len * tcomm_dtype_size(dtype), n, len);
+    return st == TCOMM_SUCCESS ? MPI_SUCCESS : MPI_ERR_NO_MEM;
 }
 
 tcomm_status_t tcomm_mpi_all_reduce_ordered(tcomm_mpi_state_t *st,
@@ -90,11 +90,11 @@ tcomm_status_t tcomm_mpi_all_reduce_ordered(tcomm_mpi_state_t *st,
     if (tmp) {
         rc = exchange_blocks(st, in->data, lo, len, tmp, len[me],
                              in->dtype);
-        if (rc == MPI_SUCCESS) {
-            fold(in->dtype, op, tmp, len[me], n, tmp);
+        if (rc == MPI_SUCCESS)
+            rc = fold(in->dtype, op, tmp, len[me], n, tmp);
+        if (rc == MPI_SUCCESS)
             rc = tcomm_mpi_allgatherv(tmp, len[me], out->data, len, lo,
                                       in->dtype, st->comm);
-        }
     }
     free(tmp);
     if (lo != stack)
@@ -134,7 +134,7 @@ tcomm_status_t tcomm_mpi_reduce_scatter_ordered(tcomm_mpi_state_t *st,
     if (tmp) {
         rc = exchange_blocks(st, src, lo, len, tmp, chunk_all, in->dtype);
         if (rc == MPI_SUCCESS)
-            fold(in->dtype, op, tmp, chunk_all, n, out->data);
+            rc = fold(in->dtype, op, tmp, chunk_all, n, out->data);
     }
 out:
     free(packed);

@@ -119,8 +119,8 @@ tcomm_status_t tcomm_device_all_gather(tcomm_mpi_state_t *st,
 {
     tcomm_dev_t d;
     int n = st->size;
-    size_t outer = tcomm_shape_prod(in->shape, 0, dim);
-    size_t inner = tcomm_shape_prod(in->shape, dim + 1, in->ndim);
+    size_t outer, inner;
+    tcomm_dim_split(in, dim, &outer, &inner);
     size_t total = 0;
     void *scratch = NULL;
     tcomm_status_t rc;
@@ -172,8 +172,8 @@ tcomm_status_t tcomm_device_reduce_scatter(tcomm_mpi_state_t *st,
 {
     tcomm_dev_t d;
     MPI_Op mop;
-    size_t outer = tcomm_shape_prod(in->shape, 0, dim);
-    size_t inner = tcomm_shape_prod(in->shape, dim + 1, in->ndim);
+    size_t outer, inner;
+    tcomm_dim_split(in, dim, &outer, &inner);
     size_t chunk = in->shape[dim] / (size_t)st->size * inner;
     const void *src = in->data;
     void *scratch = NULL;

@@ -83,50 +83,20 @@ tcomm_status_t tcomm_dev_alltoallv(const tcomm_dev_t *d, const void *send,
     return rc;
 }
 
-static tcomm_status_t fold_reduce(const tcomm_dev_t *d,
-                                  const tcomm_folder_t *f, tcomm_op_t op,
-                                  void *acc, const void *x, size_t n)
-{
-    if (f->dev)
-        return d->sp->reduce(d->ctx, d->dtype, op, acc, x, n);
-    tcomm_host_reduce(d->dtype, op, acc, x, n);
-    return TCOMM_SUCCESS;
-}
-
-static tcomm_status_t fold_divide(const tcomm_dev_t *d,
-                                  const tcomm_folder_t *f, void *buf,
-                                  size_t n)
-{
-    double p = (double)d->st->size;
-    if (f->dev)
-        return d->sp->divide(d->ctx, d->dtype, buf, n, p);
-    tcomm_host_divide(d->dtype, buf, n, p);
-    return TCOMM_SUCCESS;
-}
-
 /* Fold the size blocks of n elements at blocks (block j at j * n) into
- * acc (which may be block 0), in rank order. */
+ * acc (which may be block 0), in rank order, on the device (direct path)
+ * or in the host staging buffers (staged path). */
 static tcomm_status_t fold_blocks(const tcomm_dev_t *d,
                                   const tcomm_folder_t *f, tcomm_op_t op,
                                   const void *blocks, void *acc, size_t n)
 {
-    const char *b = blocks;
-    size_t bytes = n * d->el;
-    if (n == 0)
-        return TCOMM_SUCCESS;
-    if (acc != blocks) {
-        if (f->dev)
-            TCOMM_TRY(d->sp->copy_async(d->ctx, acc, b, bytes));
-        else
-            memcpy(acc, b, bytes);
-    }
-    for (int j = 1; j < d->st->size; j++)
-        TCOMM_TRY(fold_reduce(d, f, op, acc, b + (size_t)j * bytes, n));
-    if (op == TCOMM_AVG)
-        TCOMM_TRY(fold_divide(d, f, acc, n));
-    if (f->dev)
-        TCOMM_TRY(d->sp->synchronize(d->ctx));
-    return TCOMM_SUCCESS;
+    const tcomm_memspace_t *sp = f->dev ? d->sp : &tcomm_memspace_host;
+    void *ctx = f->dev ? d->ctx : NULL;
+    int size = d->st->size;
+    TCOMM_TRY(tcomm_space_fold_strided(sp, ctx, d->dtype, op, acc, blocks,
+                                       n * d->el, size, n));
+    TCOMM_TRY(tcomm_space_finish(sp, ctx, d->dtype, op, acc, n, size));
+    return f->dev && n ? d->sp->synchronize(d->ctx) : TCOMM_SUCCESS;
 }
 
 tcomm_status_t tcomm_fold_all_reduce(const tcomm_dev_t *d,

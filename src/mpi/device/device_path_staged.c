@@ -92,9 +92,8 @@ static tcomm_status_t ar_exchange(tcomm_pipe_t *p, size_t k, int s)
     TCOMM_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, a->buf[s], (int)c,
                                   tcomm_mpi_datatype(d->dtype), a->mop,
                                   d->st->comm));
-    if (a->op == TCOMM_AVG)
-        tcomm_host_divide(d->dtype, a->buf[s], c, (double)d->st->size);
-    return TCOMM_SUCCESS;
+    return tcomm_space_finish(&tcomm_memspace_host, NULL, d->dtype, a->op,
+                              a->buf[s], c, d->st->size);
 }
 
 static tcomm_status_t ar_out(tcomm_pipe_t *p, size_t k, int s)

@@ -162,9 +162,8 @@ static tcomm_status_t rs_exchange(tcomm_pipe_t *p, size_t k, int s)
     TCOMM_MPI_CHECK(MPI_Reduce_scatter_block(
         r->send[s], r->recv[s], (int)len, tcomm_mpi_datatype(d->dtype),
         r->mop, d->st->comm));
-    if (r->op == TCOMM_AVG)
-        tcomm_host_divide(d->dtype, r->recv[s], len, (double)d->st->size);
-    return TCOMM_SUCCESS;
+    return tcomm_space_finish(&tcomm_memspace_host, NULL, d->dtype, r->op,
+                              r->recv[s], len, d->st->size);
 }
 
 static tcomm_status_t rs_out(tcomm_pipe_t *p, size_t k, int s)
