@@ -51,6 +51,10 @@ tcomm_status_t tcomm_mpi_status(int mpi_rc, const char *call,
                                 const char *file, int line);
 #define TCOMM_MPI_CHECK(call)                                               \
     TCOMM_TRY(tcomm_mpi_status((call), #call, __FILE__, __LINE__))
+/* The same as TCOMM_CHECK_GOTO: st and label at the call site. */
+#define TCOMM_MPI_CHECK_GOTO(call, st, label)                               \
+    TCOMM_CHECK_GOTO(tcomm_mpi_status((call), #call, __FILE__, __LINE__),   \
+                     st, label)
 
 
 /* A backend's own duplicate of user (MPI_ERRORS_RETURN), with its rank and

@@ -103,12 +103,13 @@ tcomm_status_t tcomm_local_share(tcomm_local_rank_t *me, const void *ptr,
     tcomm_local_world_t *w = me->world;
     w->slot[me->rank] = ptr;
     w->status[me->rank] = mine;
-    char saved[1024] = "";
-    if (mine != TCOMM_SUCCESS) /* the rank's own sentence stands */
-        snprintf(saved, sizeof saved, "%s", tcomm_last_error());
+    tcomm_error_kept_t own; /* the rank's own sentence stands */
+    tcomm_error_keep(&own);
     TCOMM_TRY(tcomm_local_sync(me));
-    if (mine != TCOMM_SUCCESS)
-        return tcomm_error(mine, "%s", saved);
+    if (mine != TCOMM_SUCCESS) {
+        own.status = mine;
+        return tcomm_error_restore(&own);
+    }
     for (int r = 0; r < w->size; r++)
         if (w->status[r] != TCOMM_SUCCESS)
             return tcomm_error(TCOMM_ERR_COMM_FAILED,
@@ -264,8 +265,8 @@ tcomm_status_t tcomm_comm_create_local(int world_size, tcomm_comm_t **comms)
             free(me);
     }
     if (st != TCOMM_SUCCESS) { /* each rank gives back its reference */
-        char saved[1024];
-        snprintf(saved, sizeof saved, "%s", tcomm_last_error());
+        tcomm_error_kept_t why;
+        tcomm_error_keep(&why);
         for (int q = 0; q < world_size; q++) {
             if (made[q])
                 tcomm_comm_destroy(made[q]);
@@ -273,7 +274,8 @@ tcomm_status_t tcomm_comm_create_local(int world_size, tcomm_comm_t **comms)
                 world_release(w);
         }
         free(made);
-        return tcomm_error(st, "%s", saved);
+        why.status = st;
+        return tcomm_error_restore(&why);
     }
     memcpy(comms, made, (size_t)world_size * sizeof *made);
     free(made);

@@ -36,12 +36,10 @@ static tcomm_status_t nccl_status(ncclResult_t rc, const char *call,
                        "unusable: destroy it)",
                        call, file, line, ncclGetErrorString(rc));
 }
-/* Run an NCCL call unless st already holds a failure. */
-#define NCCL_RUN(st, call)                                                     \
-    do {                                                                       \
-        if ((st) == TCOMM_SUCCESS)                                             \
-            (st) = nccl_status((call), #call, __FILE__, __LINE__);             \
-    } while (0)
+/* TCOMM_CHECK_GOTO for an NCCL call. */
+#define NCCL_CHECK_GOTO(call, st, label)                                       \
+    TCOMM_CHECK_GOTO(nccl_status((call), #call, __FILE__, __LINE__), st,       \
+                     label)
 
 static ncclDataType_t nccl_type(tcomm_dtype_t d)
 {
@@ -140,18 +138,23 @@ static tcomm_status_t nccl_all_reduce(void *state, const tcomm_tensor_t *in,
     TCOMM_TRACE_PATH(gather_fold(s, in->dtype, op) ? "nccl_allgather+fold"
                                                    : "nccl_allreduce");
     if (gather_fold(s, in->dtype, op)) {
-        st = in->graph->space->alloc(ctx, in->nbytes * (size_t)s->size, &all);
-        NCCL_RUN(st, ncclAllGather(in->data, all, n, nccl_type(in->dtype),
-                                   s->nccl, ctx->stream));
-        if (st == TCOMM_SUCCESS)
-            st = fold_blocks(s, in, op, out->data, all, n, 0, n);
+        TCOMM_CHECK_GOTO(in->graph->space->alloc(
+                             ctx, in->nbytes * (size_t)s->size, &all),
+                         st, done);
+        NCCL_CHECK_GOTO(ncclAllGather(in->data, all, n, nccl_type(in->dtype),
+                                      s->nccl, ctx->stream),
+                        st, done);
+        TCOMM_CHECK_GOTO(fold_blocks(s, in, op, out->data, all, n, 0, n), st,
+                         done);
     } else {
-        NCCL_RUN(st, ncclAllReduce(in->data, out->data, n, nccl_type(in->dtype),
-                                   nccl_op(op), s->nccl, ctx->stream));
+        NCCL_CHECK_GOTO(ncclAllReduce(in->data, out->data, n,
+                                      nccl_type(in->dtype), nccl_op(op),
+                                      s->nccl, ctx->stream),
+                        st, done);
     }
-    if (st == TCOMM_SUCCESS)
-        st = tcomm_space_finish(in->graph->space, ctx, in->dtype, op,
-                                out->data, n, s->size);
+    st = tcomm_space_finish(in->graph->space, ctx, in->dtype, op, out->data,
+                            n, s->size);
+done:
     return finish(st, ctx, all);
 }
 
@@ -181,7 +184,8 @@ static tcomm_status_t nccl_all_gather(void *state, const tcomm_tensor_t *in,
     void *tmp = NULL;
     char *land = out->data;
     if (outer > 1 && out->nbytes) {
-        st = in->graph->space->alloc(ctx, out->nbytes, &tmp);
+        TCOMM_CHECK_GOTO(in->graph->space->alloc(ctx, out->nbytes, &tmp), st,
+                         done);
         land = tmp;
     }
     static const char *const ag_path[2][2] = {
@@ -190,25 +194,27 @@ static tcomm_status_t nccl_all_gather(void *state, const tcomm_tensor_t *in,
     TCOMM_TRACE_PATH(ag_path[equal][outer > 1]);
     ncclDataType_t t = nccl_type(in->dtype);
     if (equal && out->nbytes) {
-        NCCL_RUN(st, ncclAllGather(in->data, land, seg[0] * outer, t, s->nccl,
-                                   ctx->stream));
+        NCCL_CHECK_GOTO(ncclAllGather(in->data, land, seg[0] * outer, t,
+                                      s->nccl, ctx->stream),
+                        st, done);
     } else if (out->nbytes) {
-        NCCL_RUN(st, ncclGroupStart());
+        NCCL_CHECK_GOTO(ncclGroupStart(), st, done);
         size_t off = 0;
         for (int r = 0; r < s->size; r++) {
             size_t count = seg[r] * outer;
             if (count)
-                NCCL_RUN(st, ncclBroadcast(in->data, land + off * es, count, t,
-                                           r, s->nccl, ctx->stream));
+                NCCL_CHECK_GOTO(ncclBroadcast(in->data, land + off * es,
+                                              count, t, r, s->nccl,
+                                              ctx->stream),
+                                st, done);
             off += count;
         }
-        if (st == TCOMM_SUCCESS)
-            st =
-                nccl_status(ncclGroupEnd(), "ncclGroupEnd", __FILE__, __LINE__);
+        NCCL_CHECK_GOTO(ncclGroupEnd(), st, done);
     }
-    if (st == TCOMM_SUCCESS && tmp)
+    if (tmp)
         st = in->graph->space->gather_unpack(ctx, tmp, out->data, es, outer,
                                              s->size, seg);
+done:
     free(seg);
     return finish(st, ctx, tmp);
 }
@@ -224,18 +230,23 @@ static tcomm_status_t nccl_reduce_scatter(void *state, const tcomm_tensor_t *in,
     size_t n = in->numel, mine = out->numel;
     if (n == 0)
         return TCOMM_SUCCESS;
-    size_t outer = tcomm_shape_prod(in->shape, 0, dim);
+    size_t outer, inner;
+    tcomm_dim_split(in, dim, &outer, &inner);
     int fold = gather_fold(s, in->dtype, op);
     size_t packed_bytes = outer > 1 ? in->nbytes : 0;
     size_t all_bytes = fold ? in->nbytes * (size_t)s->size : 0;
     void *tmp = NULL;
     tcomm_status_t st = TCOMM_SUCCESS;
     if (packed_bytes + all_bytes)
-        st = in->graph->space->alloc(ctx, packed_bytes + all_bytes, &tmp);
+        TCOMM_CHECK_GOTO(in->graph->space->alloc(ctx, packed_bytes + all_bytes,
+                                                 &tmp),
+                         st, done);
     const char *src = in->data;
-    if (st == TCOMM_SUCCESS && packed_bytes) {
-        st = in->graph->space->scatter_pack(ctx, in->data, tmp, in->nbytes / n,
-                                            outer, s->size, mine / outer);
+    if (packed_bytes) {
+        TCOMM_CHECK_GOTO(in->graph->space->scatter_pack(
+                             ctx, in->data, tmp, in->nbytes / n, outer,
+                             s->size, mine / outer),
+                         st, done);
         src = tmp;
     }
     static const char *const rs_path[2][2] = {
@@ -245,17 +256,19 @@ static tcomm_status_t nccl_reduce_scatter(void *state, const tcomm_tensor_t *in,
     ncclDataType_t t = nccl_type(in->dtype);
     if (fold) {
         char *all = (char *)tmp + packed_bytes;
-        NCCL_RUN(st, ncclAllGather(src, all, n, t, s->nccl, ctx->stream));
-        if (st == TCOMM_SUCCESS)
-            st = fold_blocks(s, in, op, out->data, all, n,
-                             (size_t)s->rank * mine, mine);
+        NCCL_CHECK_GOTO(ncclAllGather(src, all, n, t, s->nccl, ctx->stream),
+                        st, done);
+        TCOMM_CHECK_GOTO(fold_blocks(s, in, op, out->data, all, n,
+                                     (size_t)s->rank * mine, mine),
+                         st, done);
     } else {
-        NCCL_RUN(st, ncclReduceScatter(src, out->data, mine, t, nccl_op(op),
-                                       s->nccl, ctx->stream));
+        NCCL_CHECK_GOTO(ncclReduceScatter(src, out->data, mine, t,
+                                          nccl_op(op), s->nccl, ctx->stream),
+                        st, done);
     }
-    if (st == TCOMM_SUCCESS)
-        st = tcomm_space_finish(in->graph->space, ctx, in->dtype, op,
-                                out->data, mine, s->size);
+    st = tcomm_space_finish(in->graph->space, ctx, in->dtype, op, out->data,
+                            mine, s->size);
+done:
     return finish(st, ctx, tmp);
 }
 
@@ -268,9 +281,11 @@ static tcomm_status_t nccl_broadcast(void *state, const tcomm_tensor_t *in,
     tcomm_status_t st = TCOMM_SUCCESS;
     TCOMM_TRACE_PATH("nccl_broadcast");
     if (in->numel)
-        NCCL_RUN(st, ncclBroadcast(in->data, out->data, in->numel,
-                                   nccl_type(in->dtype), root, s->nccl,
-                                   ctx->stream));
+        NCCL_CHECK_GOTO(ncclBroadcast(in->data, out->data, in->numel,
+                                      nccl_type(in->dtype), root, s->nccl,
+                                      ctx->stream),
+                        st, done);
+done:
     return finish(st, ctx, NULL);
 }
 
@@ -393,10 +408,11 @@ tcomm_status_t tcomm_comm_create_nccl(MPI_Comm mpi_comm, tcomm_comm_t **comm)
     if (st == TCOMM_SUCCESS)
         st = tcomm_comm_wrap_backend(&tcomm_backend_nccl, s, comm);
     if (st != TCOMM_SUCCESS) {
-        char saved[1024];
-        snprintf(saved, sizeof saved, "%s", tcomm_last_error());
+        tcomm_error_kept_t why;
+        tcomm_error_keep(&why);
         nccl_destroy(s);
-        return tcomm_error(st, "%s", saved);
+        why.status = st;
+        return tcomm_error_restore(&why);
     }
     s->owner = *comm;
     return TCOMM_SUCCESS;

@@ -9,8 +9,6 @@
 
 #include "tcomm_internal.h"
 
-#define TCOMM_ERROR_LEN 1024
-
 static _Thread_local char last_error[TCOMM_ERROR_LEN];
 static _Thread_local tcomm_status_t last_status;
 
@@ -121,4 +119,17 @@ const char *tcomm_op_name(tcomm_op_t op)
         [TCOMM_SUM] = "sum", [TCOMM_PROD] = "prod", [TCOMM_MIN] = "min",
         [TCOMM_MAX] = "max", [TCOMM_AVG] = "avg"};
     return tcomm_op_valid(op) ? names[op] : "?";
+}
+
+void tcomm_error_keep(tcomm_error_kept_t *kept)
+{
+    kept->status = last_status;
+    memcpy(kept->text, last_error, sizeof kept->text);
+}
+
+tcomm_status_t tcomm_error_restore(const tcomm_error_kept_t *kept)
+{
+    memcpy(last_error, kept->text, sizeof last_error);
+    last_status = kept->status;
+    return kept->status;
 }

@@ -121,15 +121,16 @@ static tcomm_status_t share_errors(tcomm_comm_t *comm,
                    : tcomm_error(TCOMM_ERR_MISMATCH,
                                  "%s: another rank rejected the call",
                                  c->fn);
-    char saved[1024];
-    snprintf(saved, sizeof saved, "%s", tcomm_last_error());
+    tcomm_error_kept_t own;
+    tcomm_error_keep(&own);
     tcomm_status_t st = comm->ops->allgather_bytes(comm->state, &mine, all,
                                                    sizeof mine);
     size_t total = st == TCOMM_SUCCESS ? gather_total(all, n) : SIZE_MAX;
     if (local != TCOMM_SUCCESS) { /* the rank's own error stands */
         if (total != SIZE_MAX)
-            tcomm_validate_fill_total(saved, sizeof saved, total);
-        tcomm_error(local, "%s", saved);
+            tcomm_validate_fill_total(own.text, sizeof own.text, total);
+        own.status = local;
+        tcomm_error_restore(&own);
         free(all);
         return local;
     }

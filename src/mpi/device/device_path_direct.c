@@ -9,16 +9,6 @@
 #include "device_path.h"
 #include "tcomm_mpi_kernels.h"
 
-#define DEV_MPI(call)                                                       \
-    do {                                                                    \
-        tcomm_status_t dev_st_ =                                            \
-            tcomm_mpi_status((call), #call, __FILE__, __LINE__);            \
-        if (dev_st_ != TCOMM_SUCCESS) {                                     \
-            rc = dev_st_;                                                   \
-            goto done;                                                      \
-        }                                                                   \
-    } while (0)
-
 tcomm_status_t tcomm_direct_all_reduce(const tcomm_dev_t *d,
                                        const void *in, void *out, size_t n,
                                        tcomm_op_t op)
@@ -30,8 +20,10 @@ tcomm_status_t tcomm_direct_all_reduce(const tcomm_dev_t *d,
 
     TCOMM_TRY(d->sp->synchronize(d->ctx));
     if (tcomm_dev_mpi_builtin(d, op, &mop)) {
-        DEV_MPI(tcomm_mpi_allreduce(in == out ? MPI_IN_PLACE : in, out, n,
-                                    d->dtype, mop, comm));
+        TCOMM_MPI_CHECK_GOTO(tcomm_mpi_allreduce(in == out ? MPI_IN_PLACE
+                                                            : in,
+                                                 out, n, d->dtype, mop, comm),
+                             rc, done);
         return TCOMM_SUCCESS;
     }
     size_t p = (size_t)d->st->size;
@@ -53,8 +45,10 @@ tcomm_status_t tcomm_direct_all_gather(const tcomm_dev_t *d,
 {
     tcomm_status_t rc = TCOMM_SUCCESS;
     TCOMM_TRY(d->sp->synchronize(d->ctx));
-    DEV_MPI(tcomm_mpi_allgatherv(in, count[d->st->rank], out, count, off,
-                                 d->dtype, d->st->comm));
+    TCOMM_MPI_CHECK_GOTO(tcomm_mpi_allgatherv(in, count[d->st->rank], out,
+                                              count, off, d->dtype,
+                                              d->st->comm),
+                         rc, done);
 done:
     return rc;
 }
@@ -69,8 +63,9 @@ tcomm_status_t tcomm_direct_reduce_scatter(const tcomm_dev_t *d,
 
     TCOMM_TRY(d->sp->synchronize(d->ctx));
     if (tcomm_dev_mpi_builtin(d, op, &mop)) {
-        DEV_MPI(tcomm_mpi_reduce_scatter_block(in, out, count, d->dtype,
-                                               mop, d->st->comm));
+        TCOMM_MPI_CHECK_GOTO(tcomm_mpi_reduce_scatter_block(
+                                 in, out, count, d->dtype, mop, d->st->comm),
+                             rc, done);
         return TCOMM_SUCCESS;
     }
     size_t p = (size_t)d->st->size;
@@ -93,7 +88,8 @@ tcomm_status_t tcomm_direct_broadcast(const tcomm_dev_t *d, const void *in,
     if (d->st->rank == root && in != out)
         TCOMM_TRY(d->sp->copy_async(d->ctx, out, in, n * d->el));
     TCOMM_TRY(d->sp->synchronize(d->ctx));
-    DEV_MPI(tcomm_mpi_bcast(out, n, d->dtype, root, d->st->comm));
+    TCOMM_MPI_CHECK_GOTO(tcomm_mpi_bcast(out, n, d->dtype, root, d->st->comm),
+                         rc, done);
 done:
     return rc;
 }
