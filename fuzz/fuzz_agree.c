@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* libFuzzer target: the cross-rank agreement's decoder (src/agree.c),
+/* libFuzzer target: the cross-rank agreement's decoder (src/frontend/agree.c),
  * driven through the public API. The input describes this rank's call
  * (world size 2-8, rank, collective and form, dtype, op, dim, root, shape,
  * TCOMM_CHECK and deterministic mode); the rest of the input is what the

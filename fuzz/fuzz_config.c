@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* libFuzzer target: the settings' value parsers (src/config.c), the text
+/* libFuzzer target: the settings' value parsers (src/core/config.c), the text
  * of every TCOMM_* environment variable. The first byte picks a parser
  * (bool, level, seconds, tristate, bytes) or the whole table: the text is
  * set as one of the variables and the table re-read, then every value

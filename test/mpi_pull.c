@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* MPI suite of the single-copy pull behind all_gather along dim > 0
- * (mpi_kernels/tcomm_mpi_pull.c), on 1-4 ranks of one node: the dispatch
+ * (src/mpi/node/pull.c), on 1-4 ranks of one node: the dispatch
  * takes it for big inputs exactly when cross-memory attach works here
  * (probed by the test itself), a rank whose reads fail, or that lives in
  * another PID namespace, sends every rank back to MPI messages with a

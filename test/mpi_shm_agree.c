@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* MPI suite of the shared-memory agreement round (src/shm_min.c) on 1-4
+/* MPI suite of the shared-memory agreement round (src/mpi/node/shm_min.c) on 1-4
  * ranks of one node: thousands of rounds against MPI_Allreduce(MIN) of
  * the same values (half of them in the agreement's [s, -s] form, of
  * which only s is published) with ranks arriving in random order, and

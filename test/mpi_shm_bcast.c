@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* MPI suite of the shared-copy broadcast on one node (src/shm_bcast.c),
+/* MPI suite of the shared-copy broadcast on one node (src/mpi/node/shm_bcast.c),
  * on 1-4 ranks: the protocol itself at every root and at sizes that do
  * not divide evenly (a receiver's bytes past the message untouched, the
  * root's unchanged), a rank whose copies fail sending every rank back to

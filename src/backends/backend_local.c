@@ -2,7 +2,7 @@
 /* The local backend: N ranks as N threads of one process, with real
  * collectives through shared memory. This file holds the world (its
  * barrier and slots), the handles' lifecycle and the agreement channel;
- * the collectives are in src/backend_local_colls.c. */
+ * the collectives are in src/backends/backend_local_colls.c. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -81,6 +81,22 @@ static tcomm_status_t fold(const tcomm_local_world_t *w, tcomm_dtype_t dtype,
     return st;
 }
 
+/* After this rank's fold into dst: wait for the peers, which read our
+ * input even when the fold failed; then the result into out (n
+ * elements; NULL when empty) and AVG's finish. */
+static tcomm_status_t fold_done(tcomm_local_rank_t *me, tcomm_status_t folded,
+                                tcomm_op_t op, tcomm_dtype_t dtype,
+                                const void *dst, void *out, size_t n)
+{
+    tcomm_status_t st = tcomm_local_sync(me);
+    if (st != TCOMM_SUCCESS || folded != TCOMM_SUCCESS)
+        return st != TCOMM_SUCCESS ? st : folded;
+    if (dst != out && n)
+        memcpy(out, dst, n * tcomm_dtype_size(dtype));
+    return tcomm_space_finish(&tcomm_memspace_host, NULL, dtype, op, out, n,
+                              me->world->size);
+}
+
 tcomm_status_t tcomm_local_all_reduce(void *state, const tcomm_tensor_t *in,
                                       tcomm_op_t op, tcomm_tensor_t *out)
 {
@@ -95,15 +111,8 @@ tcomm_status_t tcomm_local_all_reduce(void *state, const tcomm_tensor_t *in,
     st = tcomm_local_share(me, b.in, st);
     if (st != TCOMM_SUCCESS)
         return stage_out(st, out, &b);
-    tcomm_status_t folded = fold(w, in->dtype, op, dst, 0, in->numel);
-    st = tcomm_local_sync(me); /* the peers wait for us even then */
-    if (st == TCOMM_SUCCESS)
-        st = folded;
-    if (st == TCOMM_SUCCESS && dst != b.out && in->nbytes)
-        memcpy(b.out, dst, in->nbytes); /* b.out is NULL when empty */
-    if (st == TCOMM_SUCCESS)
-        st = tcomm_space_finish(&tcomm_memspace_host, NULL, in->dtype, op,
-                                b.out, in->numel, w->size);
+    st = fold_done(me, fold(w, in->dtype, op, dst, 0, in->numel), op,
+                   in->dtype, dst, b.out, in->numel);
     return stage_out(st, out, &b);
 }
 
@@ -167,14 +176,7 @@ tcomm_status_t tcomm_local_reduce_scatter(void *state,
     for (size_t o = 0; o < outer && folded == TCOMM_SUCCESS; o++)
         folded = fold(w, in->dtype, op, (char *)dst + o * chunk * es,
                       o * rowlen + (size_t)me->rank * chunk, chunk);
-    st = tcomm_local_sync(me); /* the peers wait for us even then */
-    if (st == TCOMM_SUCCESS)
-        st = folded;
-    if (st == TCOMM_SUCCESS && dst != b.out)
-        memcpy(b.out, dst, out->nbytes);
-    if (st == TCOMM_SUCCESS)
-        st = tcomm_space_finish(&tcomm_memspace_host, NULL, in->dtype, op,
-                                b.out, out->numel, w->size);
+    st = fold_done(me, folded, op, in->dtype, dst, b.out, out->numel);
     return stage_out(st, out, &b);
 }
 

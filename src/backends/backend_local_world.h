@@ -52,7 +52,7 @@ tcomm_status_t tcomm_local_share(tcomm_local_rank_t *me, const void *ptr,
 tcomm_status_t tcomm_local_scratch(tcomm_local_rank_t *me, size_t bytes,
                                    void **buf);
 
-/* The collectives (src/backend_local_colls.c). */
+/* The collectives (src/backends/backend_local_colls.c). */
 tcomm_status_t tcomm_local_all_reduce(void *state, const tcomm_tensor_t *in,
                                       tcomm_op_t op, tcomm_tensor_t *out);
 tcomm_status_t tcomm_local_all_gather(void *state, const tcomm_tensor_t *in,

@@ -175,7 +175,7 @@ tcomm_status_t tcomm_comm_wrap_backend(const tcomm_backend_ops_t *ops,
 
 extern const tcomm_backend_ops_t tcomm_backend_identity;
 
-/* Device memory spaces (src/device_space.c): the space of a
+/* Device memory spaces (src/core/device_space.c): the space of a
  * TCOMM_DEVICE_CUDA graph, TCOMM_ERR_UNSUPPORTED in a build without CUDA
  * or without a device. */
 tcomm_status_t tcomm_device_space_open(tcomm_device_t device,

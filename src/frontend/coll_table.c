@@ -7,44 +7,35 @@
 
 #include "tcomm_frontend.h"
 
-static tcomm_status_t do_all_reduce(const tcomm_comm_t *comm,
-                                    const tcomm_call_t *c,
-                                    const size_t *sizes, tcomm_tensor_t *out)
+/* The call into each collective's slot, in the dispatch's one shape
+ * (unused parameters are fine: -Wno-unused-parameter). */
+#define DISPATCH(name)                                                      \
+    static tcomm_status_t name(const tcomm_comm_t *comm,                    \
+                               const tcomm_call_t *c, const size_t *sizes,  \
+                               tcomm_tensor_t *out)
+
+DISPATCH(do_all_reduce)
 {
-    (void)sizes;
     return comm->ops->all_reduce(comm->state, c->in, c->op, out);
 }
 
-static tcomm_status_t do_all_gather(const tcomm_comm_t *comm,
-                                    const tcomm_call_t *c,
-                                    const size_t *sizes, tcomm_tensor_t *out)
+DISPATCH(do_all_gather)
 {
     return comm->ops->all_gather(comm->state, c->in, c->dim, sizes, out);
 }
 
-static tcomm_status_t do_reduce_scatter(const tcomm_comm_t *comm,
-                                        const tcomm_call_t *c,
-                                        const size_t *sizes,
-                                        tcomm_tensor_t *out)
+DISPATCH(do_reduce_scatter)
 {
-    (void)sizes;
-    return comm->ops->reduce_scatter(comm->state, c->in, c->op, c->dim,
-                                     out);
+    return comm->ops->reduce_scatter(comm->state, c->in, c->op, c->dim, out);
 }
 
-static tcomm_status_t do_broadcast(const tcomm_comm_t *comm,
-                                   const tcomm_call_t *c,
-                                   const size_t *sizes, tcomm_tensor_t *out)
+DISPATCH(do_broadcast)
 {
-    (void)sizes;
     return comm->ops->broadcast(comm->state, c->in, c->root, out);
 }
 
-static tcomm_status_t do_barrier(const tcomm_comm_t *comm,
-                                 const tcomm_call_t *c, const size_t *sizes,
-                                 tcomm_tensor_t *out)
+DISPATCH(do_barrier)
 {
-    (void)c, (void)sizes, (void)out;
     return comm->ops->barrier(comm->state);
 }
 

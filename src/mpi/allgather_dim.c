@@ -10,8 +10,8 @@
  *   (d) pipe: (a) in groups of rows, unpack of group k while group k+1
  *       moves (MPI_Iallgatherv, progressed by MPI_Test between rows);
  *   (e) pull: on one node, each rank reads the peers' rows into place
- *       with process_vm_readv (tcomm_mpi_pull.c).
- * (b), (c), (c') and (d) are in tcomm_mpi_allgather_cand.c; this file
+ *       with process_vm_readv (src/mpi/allgather_pull.c).
+ * (b), (c), (c') and (d) are in bench/allgather_candidates.c; this file
  * has the shared per-call layout, (a) and the dispatch (at the end). */
 #include <limits.h>
 #include <stdlib.h>

@@ -201,7 +201,7 @@ tcomm_status_t tcomm_comm_create_mpi(MPI_Comm mpi_comm, tcomm_comm_t **comm)
         return s;
     }
     /* With a timeout the first exchange must be one that can be given up
-     * on (src/timeout.c); else ranks of one node meet in shared memory. */
+     * on (src/mpi/timeout.c); else ranks of one node meet in shared memory. */
     if (timeout <= 0 &&
         (s = tcomm_mpi_status(tcomm_shm_min_create(st->comm, &st->shm_min),
                               "tcomm_comm_create_mpi (shared memory)",

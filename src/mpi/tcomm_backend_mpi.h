@@ -17,7 +17,7 @@ typedef struct tcomm_mpi_state {
     int cuda_aware;     /* device buffers go to MPI directly */
     tcomm_comm_t *owner; /* the handle (check, deterministic, seq) */
     unsigned paths_logged; /* TCOMM_DEBUG=INFO: paths already reported */
-    struct tcomm_timeout *timeout; /* TCOMM_TIMEOUT > 0: src/timeout.c */
+    struct tcomm_timeout *timeout; /* TCOMM_TIMEOUT > 0: src/mpi/timeout.c */
     struct tcomm_shm_min *shm_min; /* one node, no timeout: shm_min.c */
     uint64_t bcast_seq; /* calls of tcomm_shm_bcast so far */
 } tcomm_mpi_state_t;
@@ -45,7 +45,7 @@ tcomm_status_t tcomm_mpi_check_ready(const char *fn);
 tcomm_status_t tcomm_mpi_check_intra(const char *fn, MPI_Comm mpi_comm);
 
 /* Is MPI CUDA-aware? Layered probe, agreed over comm (the minimum), so
- * that every rank takes the same path (src/cuda_aware_probe.c). */
+ * that every rank takes the same path (src/mpi/cuda_aware_probe.c). */
 int tcomm_mpi_probe_cuda_aware(MPI_Comm comm);
 
 /* Deterministic reductions (TCOMM_DETERMINISTIC): the left fold in rank

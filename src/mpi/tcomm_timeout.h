@@ -5,7 +5,7 @@
  * sequence number of the collective it last entered in memory shared
  * by the ranks of its node, so that a rank that gives up can name the
  * ranks that have not arrived, and a late rank can see that its peers
- * gave up. See src/timeout.c. */
+ * gave up. See src/mpi/timeout.c. */
 #ifndef TCOMM_TIMEOUT_H
 #define TCOMM_TIMEOUT_H
 

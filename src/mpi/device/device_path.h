@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Shared pieces of the device path (src/device_path*.c): collectives on
+/* Shared pieces of the device path (src/mpi/device/device_path*.c): collectives on
  * tensors whose graph space is not host memory (cuda, sim).
  *
  *   device_path.c         entry points: direct or staged, dim > 0

@@ -28,7 +28,7 @@
  *
  * The segment also holds a line per rank, a note on its call published
  * with a sequence number, for the shared-copy broadcast
- * (src/shm_bcast.c). */
+ * (src/mpi/node/shm_bcast.c). */
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* A zero-filled POSIX shared memory segment mapped by every rank of a
- * node communicator, unlinked once all have mapped it (src/node_shm.c). */
+ * node communicator, unlinked once all have mapped it (src/mpi/node/node_shm.c). */
 #ifndef TCOMM_NODE_SHM_H
 #define TCOMM_NODE_SHM_H
 

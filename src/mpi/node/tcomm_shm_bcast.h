@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Broadcast on one node by cross-memory attach, the copy shared between
- * the root and the receivers (src/shm_bcast.c). */
+ * the root and the receivers (src/mpi/node/shm_bcast.c). */
 #ifndef TCOMM_SHM_BCAST_H
 #define TCOMM_SHM_BCAST_H
 

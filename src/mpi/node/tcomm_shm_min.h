@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Element-wise minimum of a few int64 over the ranks of a communicator
- * that lives on one node, through shared memory (src/shm_min.c): the
+ * that lives on one node, through shared memory (src/mpi/node/shm_min.c): the
  * MPI backend's agreement round without an MPI collective. */
 #ifndef TCOMM_SHM_MIN_H
 #define TCOMM_SHM_MIN_H
@@ -24,7 +24,7 @@ void tcomm_shm_min(tcomm_shm_min_t *s, int64_t *values, int count);
 void tcomm_shm_min_destroy(tcomm_shm_min_t *s);
 
 /* A line per rank on the same segment, for the shared-copy broadcast
- * (src/shm_bcast.c): what a rank says of its call. */
+ * (src/mpi/node/shm_bcast.c): what a rank says of its call. */
 typedef struct {
     uint64_t addr;  /* its buffer */
     int64_t pid;    /* set by tcomm_shm_publish, with ns */
