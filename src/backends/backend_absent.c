@@ -6,6 +6,17 @@
 
 #include "tcomm_internal.h"
 
+#if !defined(TCOMM_HAVE_GLOO) || !defined(TCOMM_HAVE_NCCL)
+static tcomm_status_t absent(const char *fn, const char *what,
+                             const char *fix)
+{
+    tcomm_error_clear();
+    return tcomm_error(TCOMM_ERR_UNSUPPORTED,
+                       "%s: this tcomm was built without %s (%s)", fn, what,
+                       fix);
+}
+#endif
+
 #ifndef TCOMM_HAVE_GLOO
 #include "tcomm_gloo.h"
 
@@ -13,11 +24,8 @@ tcomm_status_t tcomm_comm_create_gloo(const tcomm_gloo_options_t *options,
                                       tcomm_comm_t **comm)
 {
     (void)options, (void)comm;
-    tcomm_error_clear();
-    return tcomm_error(TCOMM_ERR_UNSUPPORTED,
-                       "tcomm_comm_create_gloo: this tcomm was built "
-                       "without Gloo (install libgloo-dev and configure "
-                       "with --with-gloo)");
+    return absent("tcomm_comm_create_gloo", "Gloo",
+                  "install libgloo-dev and configure with --with-gloo");
 }
 #endif
 
@@ -27,10 +35,7 @@ tcomm_status_t tcomm_comm_create_gloo(const tcomm_gloo_options_t *options,
 tcomm_status_t tcomm_comm_create_nccl(MPI_Comm mpi_comm, tcomm_comm_t **comm)
 {
     (void)mpi_comm, (void)comm;
-    tcomm_error_clear();
-    return tcomm_error(TCOMM_ERR_UNSUPPORTED,
-                       "tcomm_comm_create_nccl: this tcomm was built "
-                       "without NCCL (configure with --with-cuda and "
-                       "--with-nccl=DIR)");
+    return absent("tcomm_comm_create_nccl", "NCCL",
+                  "configure with --with-cuda and --with-nccl=DIR");
 }
 #endif

@@ -112,6 +112,15 @@ static tcomm_status_t fold_blocks(const nccl_state_t *st,
                                     st->size, count);
 }
 
+/* AVG's finish on the n elements of out, queued on its stream. */
+static tcomm_status_t finish_avg(const nccl_state_t *s,
+                                 const tcomm_tensor_t *in, tcomm_op_t op,
+                                 tcomm_tensor_t *out, size_t n)
+{
+    return tcomm_space_finish(in->graph->space, in->graph->space_ctx,
+                              in->dtype, op, out->data, n, s->size);
+}
+
 /* Wait for the stream, then give back the temporary (may be NULL). */
 static tcomm_status_t finish(tcomm_status_t st, tcomm_cuda_ctx_t *ctx,
                              void *tmp)
@@ -152,8 +161,7 @@ static tcomm_status_t nccl_all_reduce(void *state, const tcomm_tensor_t *in,
                                       s->nccl, ctx->stream),
                         st, done);
     }
-    st = tcomm_space_finish(in->graph->space, ctx, in->dtype, op, out->data,
-                            n, s->size);
+    st = finish_avg(s, in, op, out, n);
 done:
     return finish(st, ctx, all);
 }
@@ -266,8 +274,7 @@ static tcomm_status_t nccl_reduce_scatter(void *state, const tcomm_tensor_t *in,
                                           nccl_op(op), s->nccl, ctx->stream),
                         st, done);
     }
-    st = tcomm_space_finish(in->graph->space, ctx, in->dtype, op, out->data,
-                            mine, s->size);
+    st = finish_avg(s, in, op, out, mine);
 done:
     return finish(st, ctx, tmp);
 }

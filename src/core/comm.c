@@ -111,6 +111,24 @@ tcomm_status_t tcomm_comm_destroy(tcomm_comm_t *comm)
     return TCOMM_SUCCESS;
 }
 
+/* The communicator's field behind attr, NULL for an unknown one. */
+static int *attr_field(tcomm_comm_t *comm, tcomm_comm_attr_t attr)
+{
+    switch (attr) {
+    case TCOMM_ATTR_CHECK: return &comm->check;
+    case TCOMM_ATTR_DETERMINISTIC: return &comm->deterministic;
+    }
+    return NULL;
+}
+
+static tcomm_status_t bad_attr(const char *fn, tcomm_comm_attr_t attr)
+{
+    return tcomm_error(TCOMM_ERR_INVALID_ARG,
+                       "%s: attribute %d is not a tcomm_comm_attr_t (use "
+                       "TCOMM_ATTR_CHECK or TCOMM_ATTR_DETERMINISTIC)",
+                       fn, (int)attr);
+}
+
 tcomm_status_t tcomm_comm_set_attr(tcomm_comm_t *comm,
                                    tcomm_comm_attr_t attr, int value)
 {
@@ -123,16 +141,11 @@ tcomm_status_t tcomm_comm_set_attr(tcomm_comm_t *comm,
         return tcomm_error(TCOMM_ERR_INVALID_ARG,
                            "%s: value %d is not 0 or 1 (use 0 or 1)", fn,
                            value);
-    switch (attr) {
-    case TCOMM_ATTR_CHECK: comm->check = value; return TCOMM_SUCCESS;
-    case TCOMM_ATTR_DETERMINISTIC:
-        comm->deterministic = value;
-        return TCOMM_SUCCESS;
-    }
-    return tcomm_error(TCOMM_ERR_INVALID_ARG,
-                       "%s: attribute %d is not a tcomm_comm_attr_t (use "
-                       "TCOMM_ATTR_CHECK or TCOMM_ATTR_DETERMINISTIC)",
-                       fn, (int)attr);
+    int *field = attr_field(comm, attr);
+    if (!field)
+        return bad_attr(fn, attr);
+    *field = value;
+    return TCOMM_SUCCESS;
 }
 
 tcomm_status_t tcomm_comm_get_attr(const tcomm_comm_t *comm,
@@ -145,14 +158,9 @@ tcomm_status_t tcomm_comm_get_attr(const tcomm_comm_t *comm,
                            "%s: %s is NULL (pass a communicator and an int "
                            "pointer)",
                            fn, !comm ? "comm" : "value");
-    switch (attr) {
-    case TCOMM_ATTR_CHECK: *value = comm->check; return TCOMM_SUCCESS;
-    case TCOMM_ATTR_DETERMINISTIC:
-        *value = comm->deterministic;
-        return TCOMM_SUCCESS;
-    }
-    return tcomm_error(TCOMM_ERR_INVALID_ARG,
-                       "%s: attribute %d is not a tcomm_comm_attr_t (use "
-                       "TCOMM_ATTR_CHECK or TCOMM_ATTR_DETERMINISTIC)",
-                       fn, (int)attr);
+    const int *field = attr_field((tcomm_comm_t *)comm, attr);
+    if (!field)
+        return bad_attr(fn, attr);
+    *value = *field;
+    return TCOMM_SUCCESS;
 }

@@ -28,14 +28,40 @@ static size_t pieces(size_t count, size_t lim)
     return (count + lim - 1) / lim;
 }
 
+/* Post one message per piece (at most lim elements) of every peer's
+ * block: receives into buf, or sends from it, peer j's block at off[j].
+ * Receives start at the previous rank and sends at the next, so that
+ * not every rank talks to rank 0 first. *k counts the posted requests. */
+static tcomm_status_t post(const tcomm_dev_t *d, int sending, const void *buf,
+                           const size_t *count, const size_t *off,
+                           size_t lim, MPI_Request *req, size_t *k)
+{
+    int size = d->st->size, rank = d->st->rank;
+    MPI_Datatype type = tcomm_mpi_datatype(d->dtype);
+    for (int i = 0; i < size; i++) {
+        int j = (sending ? rank + i : rank - i + size) % size;
+        const char *p = (const char *)buf + off[j] * d->el;
+        for (size_t o = 0; o < count[j]; o += lim) {
+            int c = (int)(count[j] - o < lim ? count[j] - o : lim);
+            void *at = (char *)p + o * d->el; /* recv: the caller's own */
+            int rc = sending ? MPI_Isend(at, c, type, j, TCOMM_DEVICE_TAG,
+                                         d->st->comm, &req[*k])
+                             : MPI_Irecv(at, c, type, j, TCOMM_DEVICE_TAG,
+                                         d->st->comm, &req[*k]);
+            ++*k;
+            TCOMM_TRY(tcomm_mpi_status(rc, sending ? "MPI_Isend" : "MPI_Irecv",
+                                       __FILE__, __LINE__));
+        }
+    }
+    return TCOMM_SUCCESS;
+}
+
 tcomm_status_t tcomm_dev_alltoallv(const tcomm_dev_t *d, const void *send,
                                    const size_t *scount, const size_t *soff,
                                    void *recv, const size_t *rcount,
                                    const size_t *roff)
 {
-    int size = d->st->size, rank = d->st->rank;
-    MPI_Comm comm = d->st->comm;
-    MPI_Datatype type = tcomm_mpi_datatype(d->dtype);
+    int size = d->st->size;
     size_t lim = piece_limit(), nreq = 0;
     tcomm_status_t rc = TCOMM_SUCCESS;
 
@@ -48,28 +74,9 @@ tcomm_status_t tcomm_dev_alltoallv(const tcomm_dev_t *d, const void *send,
                            "requests", nreq);
     size_t k = 0;
     /* Receives first, then sends, each starting at a different peer. */
-    for (int i = 0; i < size && rc == TCOMM_SUCCESS; i++) {
-        int j = (rank - i + size) % size;
-        char *p = (char *)recv + roff[j] * d->el;
-        for (size_t o = 0; o < rcount[j] && rc == TCOMM_SUCCESS; o += lim) {
-            size_t c = rcount[j] - o < lim ? rcount[j] - o : lim;
-            rc = tcomm_mpi_status(MPI_Irecv(p + o * d->el, (int)c, type, j,
-                                            TCOMM_DEVICE_TAG, comm,
-                                            &req[k++]),
-                                  "MPI_Irecv", __FILE__, __LINE__);
-        }
-    }
-    for (int i = 0; i < size && rc == TCOMM_SUCCESS; i++) {
-        int j = (rank + i) % size;
-        const char *p = (const char *)send + soff[j] * d->el;
-        for (size_t o = 0; o < scount[j] && rc == TCOMM_SUCCESS; o += lim) {
-            size_t c = scount[j] - o < lim ? scount[j] - o : lim;
-            rc = tcomm_mpi_status(MPI_Isend(p + o * d->el, (int)c, type, j,
-                                            TCOMM_DEVICE_TAG, comm,
-                                            &req[k++]),
-                                  "MPI_Isend", __FILE__, __LINE__);
-        }
-    }
+    rc = post(d, 0, recv, rcount, roff, lim, req, &k);
+    if (rc == TCOMM_SUCCESS)
+        rc = post(d, 1, send, scount, soff, lim, req, &k);
     if (rc != TCOMM_SUCCESS) {
         /* Posted requests cannot be left behind: cancel and complete. */
         for (size_t i = 0; i + 1 < k; i++)
