@@ -81,6 +81,20 @@ static tcomm_status_t fold(const tcomm_local_world_t *w, tcomm_dtype_t dtype,
     return st;
 }
 
+/* Stage the input in, write into scratch where out is the input (the
+ * others still read our input while we write: in place), and show the
+ * input to the peers. */
+static tcomm_status_t share_in(tcomm_local_rank_t *me,
+                               const tcomm_tensor_t *in, tcomm_tensor_t *out,
+                               local_bufs_t *b, void **dst)
+{
+    tcomm_status_t st = stage_in(in, 1, out, b);
+    *dst = b->out;
+    if (st == TCOMM_SUCCESS && b->out == b->in && out->nbytes)
+        st = tcomm_local_scratch(me, out->nbytes, dst);
+    return tcomm_local_share(me, b->in, st);
+}
+
 /* After this rank's fold into dst: wait for the peers, which read our
  * input even when the fold failed; then the result into out (n
  * elements; NULL when empty) and AVG's finish. */
@@ -103,12 +117,8 @@ tcomm_status_t tcomm_local_all_reduce(void *state, const tcomm_tensor_t *in,
     tcomm_local_rank_t *me = state;
     tcomm_local_world_t *w = me->world;
     local_bufs_t b;
-    tcomm_status_t st = stage_in(in, 1, out, &b);
-    /* In place: the others still read our input while we fold. */
-    void *dst = b.out;
-    if (st == TCOMM_SUCCESS && b.out == b.in)
-        st = tcomm_local_scratch(me, in->nbytes, &dst);
-    st = tcomm_local_share(me, b.in, st);
+    void *dst;
+    tcomm_status_t st = share_in(me, in, out, &b, &dst);
     if (st != TCOMM_SUCCESS)
         return stage_out(st, out, &b);
     st = fold_done(me, fold(w, in->dtype, op, dst, 0, in->numel), op,
@@ -129,11 +139,8 @@ tcomm_status_t tcomm_local_all_gather(void *state, const tcomm_tensor_t *in,
     for (int r = 0; r < w->size; r++)
         total += sizes[r];
     local_bufs_t b;
-    tcomm_status_t st = stage_in(in, 1, out, &b);
-    void *dst = b.out;
-    if (st == TCOMM_SUCCESS && b.out == b.in && out->nbytes)
-        st = tcomm_local_scratch(me, out->nbytes, &dst);
-    st = tcomm_local_share(me, b.in, st);
+    void *dst;
+    tcomm_status_t st = share_in(me, in, out, &b, &dst);
     if (st != TCOMM_SUCCESS)
         return stage_out(st, out, &b);
     /* out is [outer][total][inner]; rank r's rows land at column off. */
@@ -165,11 +172,8 @@ tcomm_status_t tcomm_local_reduce_scatter(void *state,
     size_t chunk = outer ? out->numel / outer : 0;
     size_t rowlen = chunk * (size_t)w->size;
     local_bufs_t b;
-    tcomm_status_t st = stage_in(in, 1, out, &b);
-    void *dst = b.out;
-    if (st == TCOMM_SUCCESS && b.out == b.in && out->nbytes)
-        st = tcomm_local_scratch(me, out->nbytes, &dst);
-    st = tcomm_local_share(me, b.in, st);
+    void *dst;
+    tcomm_status_t st = share_in(me, in, out, &b, &dst);
     if (st != TCOMM_SUCCESS)
         return stage_out(st, out, &b);
     tcomm_status_t folded = TCOMM_SUCCESS;

@@ -151,26 +151,27 @@ int tcomm_f_comm_destroy(tcomm_f_comm_t **handle)
     return st;
 }
 
-/* Copy the last failure's text into a Fortran character buffer, blank
- * padded; returns the length of the text (at most len). */
-int tcomm_f_error_text(char *buf, int len)
+/* Copy text into a Fortran character buffer of len, blank padded;
+ * returns the length copied (at most len). */
+static int fortran_text(const char *text, char *buf, int len)
 {
-    size_t n = strlen(f_text);
+    size_t n = strlen(text);
     if (n > (size_t)len)
         n = (size_t)len;
-    memcpy(buf, f_text, n);
+    memcpy(buf, text, n);
     memset(buf + n, ' ', (size_t)len - n);
     return (int)n;
 }
 
-/* The constant text of a status, likewise. */
+/* The last failure's text. */
+int tcomm_f_error_text(char *buf, int len)
+{
+    return fortran_text(f_text, buf, len);
+}
+
+/* The constant text of a status. */
 int tcomm_f_status_text(int status, char *buf, int len)
 {
-    const char *s = tcomm_status_string((tcomm_status_t)status);
-    size_t n = strlen(s);
-    if (n > (size_t)len)
-        n = (size_t)len;
-    memcpy(buf, s, n);
-    memset(buf + n, ' ', (size_t)len - n);
-    return (int)n;
+    return fortran_text(tcomm_status_string((tcomm_status_t)status), buf,
+                        len);
 }

@@ -124,16 +124,25 @@ static int finish(int st, const precheck_t *p, const char *fn)
     return tcomm_f_from_c(st, fn, 1);
 }
 
-int tcomm_f_all_reduce(tcomm_f_comm_t *fc, CFI_cdesc_t *buf, int op)
+/* The buffer of an in-place call as a tensor (its own status names the
+ * argument). */
+static int in_place(tcomm_f_comm_t *fc, const char *fn, CFI_cdesc_t *buf,
+                    tcomm_f_view_t *v)
 {
-    static const char fn[] = "tcomm_all_reduce";
     tcomm_f_clear();
     if (!fc)
         return no_comm(fn);
+    return tcomm_f_view_open(fc, fn, "buf", buf, 1, v);
+}
+
+int tcomm_f_all_reduce(tcomm_f_comm_t *fc, CFI_cdesc_t *buf, int op)
+{
+    static const char fn[] = "tcomm_all_reduce";
     tcomm_f_view_t v;
-    int st = tcomm_f_view_open(fc, fn, "buf", buf, 1, &v);
-    if (st != TCOMM_SUCCESS) {
-        tcomm_all_reduce_into(fc->comm, NULL, (tcomm_op_t)op, NULL);
+    int st = in_place(fc, fn, buf, &v);
+    if (st != TCOMM_SUCCESS) { /* the C call still meets the peers */
+        if (fc)
+            tcomm_all_reduce_into(fc->comm, NULL, (tcomm_op_t)op, NULL);
         return st;
     }
     precheck_t pre = {0};
@@ -147,13 +156,11 @@ int tcomm_f_all_reduce(tcomm_f_comm_t *fc, CFI_cdesc_t *buf, int op)
 int tcomm_f_broadcast(tcomm_f_comm_t *fc, CFI_cdesc_t *buf, int root)
 {
     static const char fn[] = "tcomm_broadcast";
-    tcomm_f_clear();
-    if (!fc)
-        return no_comm(fn);
     tcomm_f_view_t v;
-    int st = tcomm_f_view_open(fc, fn, "buf", buf, 1, &v);
-    if (st != TCOMM_SUCCESS) {
-        tcomm_broadcast_into(fc->comm, NULL, root, NULL);
+    int st = in_place(fc, fn, buf, &v);
+    if (st != TCOMM_SUCCESS) { /* the C call still meets the peers */
+        if (fc)
+            tcomm_broadcast_into(fc->comm, NULL, root, NULL);
         return st;
     }
     st = tcomm_broadcast_into(fc->comm, v.tensor, root, v.tensor);

@@ -24,6 +24,17 @@ void tcomm_dev_init(tcomm_dev_t *d, tcomm_mpi_state_t *st,
                        : tcomm_config()->deterministic;
 }
 
+size_t *tcomm_dev_counts(const tcomm_dev_t *d, int k)
+{
+    size_t *a = malloc((size_t)k * (size_t)d->st->size * sizeof *a);
+    if (!a)
+        tcomm_error(TCOMM_ERR_NO_MEMORY,
+                    "tcomm: out of host memory for %d arrays of the %d "
+                    "ranks' counts",
+                    k, d->st->size);
+    return a;
+}
+
 tcomm_status_t tcomm_dev_scratch(const tcomm_dev_t *d, size_t bytes,
                                  void **ptr)
 {
@@ -128,11 +139,9 @@ tcomm_status_t tcomm_device_all_gather(tcomm_mpi_state_t *st,
     tcomm_dev_init(&d, st, in);
     log_path(&d, 1, "all_gather",
              outer > 1 ? " (unpack kernel along the dim)" : "", in->nbytes);
-    size_t *a = malloc(3 * (size_t)n * sizeof *a);
+    size_t *a = tcomm_dev_counts(&d, 3);
     if (!a)
-        return tcomm_error(TCOMM_ERR_NO_MEMORY,
-                           "tcomm_all_gather: out of host memory for %d "
-                           "ranks' sizes", n);
+        return TCOMM_ERR_NO_MEMORY;
     size_t *seg = a, *count = a + n, *off = a + 2 * n;
     for (int r = 0; r < n; r++) {
         seg[r] = sizes[r] * inner;

@@ -27,6 +27,9 @@ typedef struct {
 
 void tcomm_dev_init(tcomm_dev_t *d, tcomm_mpi_state_t *st,
                     const tcomm_tensor_t *t);
+/* k arrays of a count per rank, back to back (free() it); NULL with
+ * TCOMM_ERR_NO_MEMORY recorded. */
+size_t *tcomm_dev_counts(const tcomm_dev_t *d, int k);
 
 /* Device scratch of @p bytes from the graph's allocator (free it with
  * d->sp->free after the stream is synchronized). */

@@ -113,11 +113,9 @@ tcomm_status_t tcomm_fold_all_reduce(const tcomm_dev_t *d,
 {
     size_t p = (size_t)d->st->size, me = (size_t)d->st->rank;
     tcomm_status_t rc;
-    size_t *a = malloc(4 * p * sizeof *a);
+    size_t *a = tcomm_dev_counts(d, 4);
     if (!a)
-        return tcomm_error(TCOMM_ERR_NO_MEMORY,
-                           "device path: out of host memory for %zu ranks' "
-                           "counts", p);
+        return TCOMM_ERR_NO_MEMORY;
     size_t *c = a, *o = a + p, *rcount = a + 2 * p, *roff = a + 3 * p;
     for (size_t j = 0, at = 0; j < p; j++) {
         c[j] = n / p + (j < n % p);
@@ -148,11 +146,9 @@ tcomm_status_t tcomm_fold_reduce_scatter(const tcomm_dev_t *d,
 {
     size_t p = (size_t)d->st->size;
     tcomm_status_t rc;
-    size_t *a = malloc(3 * p * sizeof *a);
+    size_t *a = tcomm_dev_counts(d, 3);
     if (!a)
-        return tcomm_error(TCOMM_ERR_NO_MEMORY,
-                           "device path: out of host memory for %zu ranks' "
-                           "counts", p);
+        return TCOMM_ERR_NO_MEMORY;
     size_t *c = a, *soff = a + p, *roff = a + 2 * p;
     for (size_t j = 0; j < p; j++) {
         c[j] = count;
