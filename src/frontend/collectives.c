@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The public collectives: validate, agree across ranks, allocate the
- * output on the input's graph, dispatch to the backend. Outputs are set
- * only on success. */
+/* The public collectives: validate, allocate the output on the input's
+ * graph, agree across ranks, dispatch to the backend, each step read off
+ * the collective's row (coll_table.c). Outputs are set only on success. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
