@@ -167,7 +167,7 @@ static tcomm_status_t run_call(tcomm_comm_t *comm, const tcomm_call_t *c)
  * clock is read. */
 static tcomm_status_t run(tcomm_comm_t *comm, const tcomm_call_t *c)
 {
-    if (!comm || !tcomm_log_tracing)
+    if (!comm || !TCOMM_TRACING())
         return run_call(comm, c);
     double t0 = tcomm_trace_begin();
     tcomm_status_t st = run_call(comm, c);
