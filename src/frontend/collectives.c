@@ -10,7 +10,6 @@
 #include "tcomm_log.h"
 #include "tcomm_trace.h"
 
-
 static tcomm_status_t output_shape(const tcomm_call_t *c, int world_size,
                                    const size_t *sizes, int *ndim,
                                    size_t *shape)
