@@ -15,12 +15,12 @@
  * NaN result (both give a quiet NaN of the right sign; of two NaN
  * operands, which one survives is the compiler's choice of operand
  * order, as IEEE 754 leaves it open). */
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "tcomm_half.h"
 #include "tcomm_host_kernels.h"
-
-int tcomm_host_use_simd = 1;
+#include "tcomm_test_hooks.h"
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
     !defined(TCOMM_NO_X86_KERNELS)
@@ -190,16 +190,17 @@ TCOMM_AVX2 static size_t half_avx2(tcomm_dtype_t dtype, tcomm_op_t op,
 
 static int cpu_has_avx2_f16c(void)
 {
-    static int cached = -1; /* a benign race: every writer writes the same */
+    /* threads may race to fill it: atomic, and all store the same */
+    static _Atomic int cached = -1;
     unsigned int ea, eb, ec, ed;
-    int ok;
+    int ok = atomic_load_explicit(&cached, memory_order_relaxed);
 
-    if (cached >= 0)
-        return cached;
+    if (ok >= 0)
+        return ok;
     __builtin_cpu_init();
     ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
          __get_cpuid(1, &ea, &eb, &ec, &ed) && (ec & bit_F16C) != 0;
-    cached = ok;
+    atomic_store_explicit(&cached, ok, memory_order_relaxed);
     return ok;
 }
 
@@ -207,7 +208,8 @@ size_t tcomm_host_half_fast(tcomm_dtype_t dtype, tcomm_op_t op,
                             const void *a, const void *b, void *out,
                             size_t n)
 {
-    if (n < 8 || !tcomm_host_use_simd || !cpu_has_avx2_f16c())
+    if (n < 8 || tcomm_test_hook(TCOMM_HOOK_NO_SIMD) ||
+        !cpu_has_avx2_f16c())
         return 0;
     return half_avx2(dtype, op, a, b, out, n);
 }

@@ -39,12 +39,11 @@ void tcomm_host_scatter_pack(const void *src, void *dst, size_t elsize,
 /* Internal: the f16/bf16 SIMD fast path (AVX2 + F16C, chosen at run
  * time). out[i] = a[i] op b[i] for the leading elements it handles (a
  * multiple of 8, or 0 where the CPU lacks the instructions); returns
- * how many. out may equal a or b. tcomm_host_use_simd = 0 (tests) turns
+ * how many. out may equal a or b. The test hook TCOMM_HOOK_NO_SIMD turns
  * it off so that the portable code runs everywhere. */
 size_t tcomm_host_half_fast(tcomm_dtype_t dtype, tcomm_op_t op,
                             const void *a, const void *b, void *out,
                             size_t n);
-extern int tcomm_host_use_simd;
 
 struct tcomm_memspace;
 

@@ -21,12 +21,13 @@ MPI_Datatype tcomm_mpi_datatype(tcomm_dtype_t dtype);
  * at MPI_Finalize. Returns an MPI error code. */
 int tcomm_mpi_op(tcomm_dtype_t dtype, tcomm_op_t op, MPI_Op *mpi_op);
 
-/* Largest count passed to one MPI call; INT_MAX by default. Tests lower
- * it so that the splitting path runs on small tensors. */
-extern size_t tcomm_mpi_count_limit;
+/* Largest count passed to one MPI call, 1..INT_MAX: INT_MAX unless a
+ * test lowers it (TCOMM_HOOK_COUNT_LIMIT) so that the splitting paths
+ * run on small tensors. Every reader takes it from here, once per call. */
+size_t tcomm_mpi_count_limit(void);
 
 /* Large-count safe wrappers: the MPI-4 _c calls where MPI_VERSION >= 4
- * and the count fits, else pieces of at most tcomm_mpi_count_limit. */
+ * and the count fits, else pieces of at most tcomm_mpi_count_limit(). */
 int tcomm_mpi_allreduce(const void *sendbuf, void *recvbuf, size_t count,
                         tcomm_dtype_t dtype, MPI_Op op, MPI_Comm comm);
 int tcomm_mpi_bcast(void *buf, size_t count, tcomm_dtype_t dtype, int root,

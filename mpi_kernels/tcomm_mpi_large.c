@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Large-count safe MPI collectives.
  *
- * Counts up to tcomm_mpi_count_limit (INT_MAX by default) take the one
+ * Counts up to tcomm_mpi_count_limit() (INT_MAX by default) take the one
  * plain MPI call, with no allocation. Beyond it: the MPI-4 _c call where
  * MPI_VERSION >= 4 and the limit is the default one (a lowered limit is a
  * test asking for the splitting path), else pieces of at most the limit:
@@ -18,22 +18,23 @@
 #include <string.h>
 
 #include "tcomm_host_kernels.h"
+#include "tcomm_internal.h"
 #include "tcomm_mpi_kernels.h"
+#include "tcomm_test_hooks.h"
 
-size_t tcomm_mpi_count_limit = INT_MAX;
-
-/* The per-call limit actually used: 1..INT_MAX. */
-static size_t count_limit(void)
+/* The test hook clamped to 1..INT_MAX (0, the default, and anything out
+ * of range: INT_MAX), so that no reader can loop on pieces of 0. */
+size_t tcomm_mpi_count_limit(void)
 {
-    size_t lim = tcomm_mpi_count_limit;
-    return lim == 0 || lim > INT_MAX ? (size_t)INT_MAX : lim;
+    long lim = tcomm_test_hook(TCOMM_HOOK_COUNT_LIMIT);
+    return lim <= 0 || lim > INT_MAX ? (size_t)INT_MAX : (size_t)lim;
 }
 
 #if MPI_VERSION >= 4
 /* The _c calls are for real large counts, not for a lowered test limit. */
 static int use_large_count_calls(void)
 {
-    return count_limit() == (size_t)INT_MAX;
+    return tcomm_mpi_count_limit() == (size_t)INT_MAX;
 }
 #endif
 
@@ -41,7 +42,8 @@ int tcomm_mpi_allreduce(const void *sendbuf, void *recvbuf, size_t count,
                         tcomm_dtype_t dtype, MPI_Op op, MPI_Comm comm)
 {
     MPI_Datatype type = tcomm_mpi_datatype(dtype);
-    size_t lim = count_limit(), es = tcomm_dtype_size(dtype), off, p;
+    size_t lim = tcomm_mpi_count_limit(), es = tcomm_dtype_size(dtype);
+    size_t off, p;
     int rc = MPI_SUCCESS;
 
     if (type == MPI_DATATYPE_NULL)
@@ -68,7 +70,8 @@ int tcomm_mpi_bcast(void *buf, size_t count, tcomm_dtype_t dtype, int root,
                     MPI_Comm comm)
 {
     MPI_Datatype type = tcomm_mpi_datatype(dtype);
-    size_t lim = count_limit(), es = tcomm_dtype_size(dtype), off, p;
+    size_t lim = tcomm_mpi_count_limit(), es = tcomm_dtype_size(dtype);
+    size_t off, p;
     int rc = MPI_SUCCESS;
 
     if (type == MPI_DATATYPE_NULL)
@@ -86,9 +89,7 @@ int tcomm_mpi_bcast(void *buf, size_t count, tcomm_dtype_t dtype, int root,
     return rc;
 }
 
-/* int arrays for MPI_Allgatherv: on the stack up to this many ranks. */
-#define TCOMM_STACK_RANKS 128
-
+/* int arrays for MPI_Allgatherv: on the stack up to TCOMM_STACK_RANKS. */
 static int allgatherv_int(const void *sendbuf, size_t sendcount,
                           void *recvbuf, const size_t *counts,
                           const size_t *displs, MPI_Datatype type,
@@ -143,7 +144,7 @@ int tcomm_mpi_allgatherv(const void *sendbuf, size_t sendcount,
                          MPI_Comm comm)
 {
     MPI_Datatype type = tcomm_mpi_datatype(dtype);
-    size_t lim = count_limit(), es = tcomm_dtype_size(dtype);
+    size_t lim = tcomm_mpi_count_limit(), es = tcomm_dtype_size(dtype);
     int nranks, rank, rc, r, fits = 1, regular = 1;
 
     if (type == MPI_DATATYPE_NULL)
@@ -185,7 +186,8 @@ int tcomm_mpi_reduce_scatter_block(const void *sendbuf, void *recvbuf,
                                    MPI_Op op, MPI_Comm comm)
 {
     MPI_Datatype type = tcomm_mpi_datatype(dtype);
-    size_t lim = count_limit(), es = tcomm_dtype_size(dtype), off, p;
+    size_t lim = tcomm_mpi_count_limit(), es = tcomm_dtype_size(dtype);
+    size_t off, p;
     int nranks, rank, rc, r;
 
     if (type == MPI_DATATYPE_NULL)

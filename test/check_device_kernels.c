@@ -18,6 +18,7 @@
 #include "tcomm_host_kernels.h"
 #include "tcomm_kernel_index.h"
 #include "tcomm_reduce_elem.h"
+#include "tcomm_test_hooks.h"
 
 #define N 4096
 
@@ -150,9 +151,9 @@ START_TEST(test_reduce_elem)
         fill(dt, a, N);
         fill(dt, x, N);
         memcpy(b, a, N * el);
-        tcomm_host_use_simd = simd;
+        tcomm_test_set_hook(TCOMM_HOOK_NO_SIMD, !simd);
         tcomm_host_reduce(dt, op, a, x, N);
-        tcomm_host_use_simd = 1;
+        tcomm_test_set_hook(TCOMM_HOOK_NO_SIMD, 0);
         kernel_reduce(dt, op, b, x, N);
         for (size_t i = 0; i < N * el; i += el)
             ck_assert_msg(!memcmp(a + i, b + i, el) ||
@@ -177,9 +178,9 @@ START_TEST(test_divide_elem)
     for (int d = 1; d <= 9; d++) {
         fill(dt, a, N);
         memcpy(b, a, N * el);
-        tcomm_host_use_simd = 0;
+        tcomm_test_set_hook(TCOMM_HOOK_NO_SIMD, 1);
         tcomm_host_divide(dt, a, N, (double)d);
-        tcomm_host_use_simd = 1;
+        tcomm_test_set_hook(TCOMM_HOOK_NO_SIMD, 0);
         kernel_divide(dt, b, N, (double)d);
         ck_assert_msg(!memcmp(a, b, N * el), "%s divide by %d differs",
                       tcomm_dtype_name(dt), d);

@@ -13,6 +13,7 @@
 #include "tcomm_half.h"
 #include "tcomm_host_kernels.h"
 #include "tcomm_reshape_index.h"
+#include "tcomm_test_hooks.h"
 
 /* ---- reference conversions (slow, obviously correct) ---- */
 
@@ -269,7 +270,7 @@ static void check_op(tcomm_dtype_t t, tcomm_op_t op, const void *a,
 static void run_elementwise(int simd)
 {
     static char a[N * 8 + 8], b[N * 8 + 8], acc[N * 8 + 8], out[N * 8 + 8];
-    tcomm_host_use_simd = simd;
+    tcomm_test_set_hook(TCOMM_HOOK_NO_SIMD, !simd);
     for (int t = 0; t < TCOMM_DTYPE_COUNT; t++) {
         size_t es = tcomm_dtype_size((tcomm_dtype_t)t);
         for (int op = 0; op < TCOMM_OP_COUNT; op++) {
@@ -299,7 +300,7 @@ static void run_elementwise(int simd)
             }
         }
     }
-    tcomm_host_use_simd = 1;
+    tcomm_test_set_hook(TCOMM_HOOK_NO_SIMD, 0);
 }
 
 START_TEST(test_reduce_portable) { run_elementwise(0); }
@@ -326,7 +327,7 @@ START_TEST(test_reduce_edges)
     tcomm_host_reduce(TCOMM_F32, TCOMM_MIN, fa, fb, 4);
     ck_assert(isnan(fa[0]) && isnan(fa[1]) && isnan(fa[2]) && fa[3] == 0);
     for (int simd = 0; simd < 2; simd++) {
-        tcomm_host_use_simd = simd;
+        tcomm_test_set_hook(TCOMM_HOOK_NO_SIMD, !simd);
         for (int i = 0; i < 16; i++) { /* NaN in a, then in b */
             ha[i] = i < 8 ? 0x7e00 : 0x3c00;
             hb[i] = i < 8 ? 0x3c00 : 0xfe00;
@@ -342,7 +343,7 @@ START_TEST(test_reduce_edges)
         for (int i = 0; i < 16; i++)
             ck_assert(tcomm_bf16_is_nan(ha[i]));
     }
-    tcomm_host_use_simd = 1;
+    tcomm_test_set_hook(TCOMM_HOOK_NO_SIMD, 0);
 }
 END_TEST
 
@@ -368,9 +369,9 @@ START_TEST(test_half_simd_exhaustive)
                     continue;
                 memcpy(simd, a, sizeof a);
                 memcpy(port, a, sizeof a);
-                tcomm_host_use_simd = 1;
+                tcomm_test_set_hook(TCOMM_HOOK_NO_SIMD, 0);
                 tcomm_host_reduce(dt, (tcomm_op_t)op, simd, b, NV);
-                tcomm_host_use_simd = 0;
+                tcomm_test_set_hook(TCOMM_HOOK_NO_SIMD, 1);
                 tcomm_host_reduce(dt, (tcomm_op_t)op, port, b, NV);
                 for (size_t i = 0; i < NV; i++) {
                     if (is_nan(a[i]) && is_nan(b[i]))
@@ -387,7 +388,7 @@ START_TEST(test_half_simd_exhaustive)
             }
         }
     }
-    tcomm_host_use_simd = 1;
+    tcomm_test_set_hook(TCOMM_HOOK_NO_SIMD, 0);
 }
 END_TEST
 

@@ -14,6 +14,7 @@
 #include "tcomm_mpi.h"
 #include "tcomm_mpi_kernels.h"
 #include "mpi_suite.h"
+#include "tcomm_test_hooks.h"
 
 static tcomm_comm_t *comm;
 static tcomm_graph_t *graph, *graph2;
@@ -340,8 +341,8 @@ END_TEST
  * pieces (counts above INT_MAX take the same path). */
 START_TEST(large_count_splitting_path)
 {
-    size_t saved = tcomm_mpi_count_limit;
-    tcomm_mpi_count_limit = 7;
+    long saved = tcomm_test_hook(TCOMM_HOOK_COUNT_LIMIT);
+    tcomm_test_set_hook(TCOMM_HOOK_COUNT_LIMIT, 7);
     static const size_t big[1] = {101}, b3[3] = {3, 5, 2};
     static const tcomm_dtype_t dts[] = {TCOMM_F32, TCOMM_BF16, TCOMM_I64};
     for (size_t k = 0; k < 3; k++) {
@@ -358,7 +359,7 @@ START_TEST(large_count_splitting_path)
         all_gather_case(d, 3, b3, 1, 1, FORM_ALLOC);
         broadcast_case(d, 1, big, nranks - 1, FORM_INTO);
     }
-    tcomm_mpi_count_limit = saved;
+    tcomm_test_set_hook(TCOMM_HOOK_COUNT_LIMIT, saved);
 }
 END_TEST
 

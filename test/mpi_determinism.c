@@ -19,6 +19,7 @@
 #include "tcomm_config.h"
 #include "tcomm_mpi.h"
 #include "mpi_suite.h"
+#include "tcomm_test_hooks.h"
 
 static tcomm_comm_t *comm, *env_comm; /* set_attr / TCOMM_DETERMINISTIC */
 static tcomm_graph_t *graph;
@@ -188,6 +189,26 @@ START_TEST(reduce_scatter_is_the_rank_order_fold)
 }
 END_TEST
 
+/* The count limit (a test hook) splits the exchange into pieces; 0 must
+ * mean "no limit", not a loop of empty pieces that never ends. */
+START_TEST(count_limit_zero_and_seven_do_not_hang)
+{
+    ck_assert_int_eq(tcomm_comm_set_attr(comm, TCOMM_ATTR_DETERMINISTIC, 1),
+                     TCOMM_SUCCESS);
+    static const long limits[] = {0, 7};
+    alarm(30); /* a hang fails here, not after the suite's 240 s */
+    for (size_t k = 0; k < 2; k++) {
+        tcomm_test_set_hook(TCOMM_HOOK_COUNT_LIMIT, limits[k]);
+        all_reduce_at(comm, TCOMM_F32, 1000, 1);
+        reduce_scatter_at(1, 101, 1);
+    }
+    tcomm_test_set_hook(TCOMM_HOOK_COUNT_LIMIT, 0);
+    alarm(240);
+    ck_assert_int_eq(tcomm_comm_set_attr(comm, TCOMM_ATTR_DETERMINISTIC, 0),
+                     TCOMM_SUCCESS);
+}
+END_TEST
+
 /* Every rank holds the same bits (AVG: the fold divided on each rank). */
 START_TEST(every_rank_holds_the_same_bits)
 {
@@ -248,6 +269,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, env_variable_turns_it_on);
     tcase_add_test(tc, reduce_scatter_is_the_rank_order_fold);
     tcase_add_test(tc, every_rank_holds_the_same_bits);
+    tcase_add_test(tc, count_limit_zero_and_seven_do_not_hang);
     tcase_add_test(tc, mode_off_still_works);
     suite_add_tcase(s, tc);
     int any = tcomm_test_run_suite(s, 0);

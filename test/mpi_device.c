@@ -27,6 +27,7 @@
 #include "tcomm_sim.h"
 #include "mpi_device_ref.h"
 #include "mpi_suite.h"
+#include "tcomm_test_hooks.h"
 
 static int rank, size;
 
@@ -99,12 +100,12 @@ static void run_suite(const char *name)
 START_TEST(test_config)
 {
     const config_t *c = &configs[_i];
-    size_t saved = tcomm_mpi_count_limit;
+    long saved = tcomm_test_hook(TCOMM_HOOK_COUNT_LIMIT);
     setup_config(c);
     if (c->count_limit)
-        tcomm_mpi_count_limit = c->count_limit;
+        tcomm_test_set_hook(TCOMM_HOOK_COUNT_LIMIT, (long)c->count_limit);
     run_suite(c->name);
-    tcomm_mpi_count_limit = saved;
+    tcomm_test_set_hook(TCOMM_HOOK_COUNT_LIMIT, saved);
     teardown_config();
 }
 END_TEST

@@ -3,7 +3,7 @@
  * every dtype, and the reshaping collectives with all their candidates.
  * Run under mpirun on 1-4 ranks. Every rank regenerates every rank's
  * input and computes the expected result itself. Each test runs twice:
- * with the default count limit and with tcomm_mpi_count_limit = 7, so
+ * with the default count limit and with the count limit hook at 7, so
  * that the splitting paths run. Checks are gathered per test and agreed
  * across ranks (one MPI_Allreduce) before ck_assert, so that a failure
  * on one rank cannot leave the others waiting in a collective. */
@@ -19,6 +19,7 @@
 #include "tcomm_mpi_kernels.h"
 #include "allgather_candidates.h"
 #include "mpi_suite.h"
+#include "tcomm_test_hooks.h"
 
 static int rank, np;
 static MPI_Comm comm;
@@ -131,7 +132,7 @@ static const tcomm_dtype_t dtypes[] = {TCOMM_U8, TCOMM_I8, TCOMM_I32,
 
 static void set_limit(int i)
 {
-    tcomm_mpi_count_limit = i == 0 ? (size_t)0x7fffffff : 7;
+    tcomm_test_set_hook(TCOMM_HOOK_COUNT_LIMIT, i == 0 ? 0 : 7);
 }
 
 START_TEST(test_allreduce)
@@ -160,7 +161,7 @@ START_TEST(test_allreduce)
     AGREE(bad, "allreduce");
     ck_assert_int_ne(tcomm_mpi_op(TCOMM_F32, (tcomm_op_t)9, &(MPI_Op){0}),
                      MPI_SUCCESS);
-    tcomm_mpi_count_limit = 0x7fffffff;
+    tcomm_test_set_hook(TCOMM_HOOK_COUNT_LIMIT, 0);
 }
 END_TEST
 
@@ -178,7 +179,7 @@ START_TEST(test_bcast)
     bad += tcomm_mpi_bcast(buf, n, TCOMM_F64, root, comm) != MPI_SUCCESS;
     bad += count_bad(TCOMM_F64, want, buf, n);
     AGREE(bad, "bcast");
-    tcomm_mpi_count_limit = 0x7fffffff;
+    tcomm_test_set_hook(TCOMM_HOOK_COUNT_LIMIT, 0);
 }
 END_TEST
 
@@ -204,7 +205,7 @@ START_TEST(test_allgatherv)
         bad += count_bad(TCOMM_I32, want, out, total);
     }
     AGREE(bad, "allgatherv");
-    tcomm_mpi_count_limit = 0x7fffffff;
+    tcomm_test_set_hook(TCOMM_HOOK_COUNT_LIMIT, 0);
 }
 END_TEST
 
@@ -232,7 +233,7 @@ START_TEST(test_reduce_scatter_block)
         }
     }
     AGREE(bad, "reduce_scatter_block");
-    tcomm_mpi_count_limit = 0x7fffffff;
+    tcomm_test_set_hook(TCOMM_HOOK_COUNT_LIMIT, 0);
 }
 END_TEST
 
@@ -282,7 +283,7 @@ START_TEST(test_allgather_dim)
         free(want);
     }
     AGREE(bad, "allgather_dim");
-    tcomm_mpi_count_limit = 0x7fffffff;
+    tcomm_test_set_hook(TCOMM_HOOK_COUNT_LIMIT, 0);
 }
 END_TEST
 
@@ -328,7 +329,7 @@ START_TEST(test_reduce_scatter_dim)
         free(want);
     }
     AGREE(bad, "reduce_scatter_dim");
-    tcomm_mpi_count_limit = 0x7fffffff;
+    tcomm_test_set_hook(TCOMM_HOOK_COUNT_LIMIT, 0);
 }
 END_TEST
 

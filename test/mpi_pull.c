@@ -19,6 +19,7 @@
 #include "tcomm_mpi_kernels.h"
 #include "tcomm_mpi_reshape.h"
 #include "mpi_suite.h"
+#include "tcomm_test_hooks.h"
 
 static int rank, np;
 
@@ -101,9 +102,9 @@ END_TEST
 START_TEST(test_pull_fallback)
 {
     MPI_Comm c = fresh();
-    tcomm_mpi_pull_fail_for_test = rank == np - 1;
+    tcomm_test_set_hook(TCOMM_HOOK_PULL_FAIL, rank == np - 1);
     ck_assert_int_eq(agree_sum(gather_and_check(c, 64, 4096), c), 0);
-    tcomm_mpi_pull_fail_for_test = 0;
+    tcomm_test_set_hook(TCOMM_HOOK_PULL_FAIL, 0);
     if (np > 1)
         ck_assert_int_eq(tcomm_mpi_pull_state(c), PULL_OFF);
     ck_assert_int_eq(agree_sum(gather_and_check(c, 64, 4096), c), 0);
@@ -116,9 +117,9 @@ END_TEST
 START_TEST(test_pull_other_pid_namespace)
 {
     MPI_Comm c = fresh();
-    tcomm_pid_namespace_for_test = rank == np - 1 ? 12345 : 0;
+    tcomm_test_set_hook(TCOMM_HOOK_PID_NAMESPACE, rank == np - 1 ? 12345 : 0);
     ck_assert_int_eq(agree_sum(gather_and_check(c, 64, 4096), c), 0);
-    tcomm_pid_namespace_for_test = 0;
+    tcomm_test_set_hook(TCOMM_HOOK_PID_NAMESPACE, 0);
     if (np > 1)
         ck_assert_int_eq(tcomm_mpi_pull_state(c), PULL_OFF);
     MPI_Comm_free(&c);

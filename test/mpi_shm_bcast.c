@@ -25,6 +25,7 @@
 #include "tcomm_shm_bcast.h"
 #include "tcomm_shm_min.h"
 #include "mpi_suite.h"
+#include "tcomm_test_hooks.h"
 
 #define GUARD 64 /* bytes past a receiver's message that must not change */
 
@@ -147,14 +148,14 @@ static void expect_fallback(void (*spoil)(int on), int root)
 /* as if the kernel refused cross-memory attach */
 static void refuse_copies(int on)
 {
-    tcomm_mpi_pull_fail_for_test = on;
+    tcomm_test_set_hook(TCOMM_HOOK_PULL_FAIL, on);
 }
 
 /* as in a container of its own that shares /dev/shm: its pid names
  * another process here, so nobody may copy by it */
 static void own_pid_namespace(int on)
 {
-    tcomm_pid_namespace_for_test = on ? 12345 : 0;
+    tcomm_test_set_hook(TCOMM_HOOK_PID_NAMESPACE, on ? 12345 : 0);
 }
 
 START_TEST(test_fallback)

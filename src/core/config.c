@@ -73,7 +73,8 @@ static void load(void)
                     s->name, text, err, s->default_text);
     }
     current = cfg;
-    tcomm_log_tracing = cfg.debug >= TCOMM_LOG_TRACE;
+    __atomic_store_n(&tcomm_log_tracing, cfg.debug >= TCOMM_LOG_TRACE,
+                     __ATOMIC_RELAXED);
 }
 
 const tcomm_config_t *tcomm_config(void)

@@ -11,7 +11,12 @@
 #include "tcomm_backend.h"
 #include "tcomm_error.h"
 
-/* Per-rank arrays up to this many ranks live on the stack. */
+/* One cache line: the unit of the shared-memory layouts (a line per rank,
+ * so that no two ranks write one line) and of host tensor alignment. */
+#define TCOMM_CACHE_LINE 64
+
+/* Per-rank arrays live on the stack up to this many ranks, on the heap
+ * beyond (where an allocation can fail: every user has an error path). */
 #define TCOMM_STACK_RANKS 128
 
 /* A memory space: where a graph's tensors live and how to reach them.

@@ -30,8 +30,12 @@ void tcomm_log_print(tcomm_log_level_t level, int rank, const char *fmt, ...)
 #define TCOMM_TRACE(rank, ...) TCOMM_LOG(TCOMM_LOG_TRACE, rank, __VA_ARGS__)
 
 /* 1 when TCOMM_DEBUG=TRACE, set when the settings are read (before any
- * communicator exists): the per-call test costs one load, no call. */
+ * communicator exists): the per-call test costs one load, no call. Any
+ * thread may read it while another (re)loads the settings: accessed
+ * only through relaxed atomics (GCC builtins, as this header is also
+ * C++'s), read with TCOMM_TRACING(). */
 extern int tcomm_log_tracing;
+#define TCOMM_TRACING() __atomic_load_n(&tcomm_log_tracing, __ATOMIC_RELAXED)
 
 /* The path this thread's current collective takes, for its TRACE line
  * (src/frontend/trace.c): a backend names it once it has chosen, as one
@@ -41,7 +45,7 @@ void tcomm_trace_path(const char *path);
 const char *tcomm_trace_path_take(void);
 #define TCOMM_TRACE_PATH(path)                                              \
     do {                                                                    \
-        if (tcomm_log_tracing)                                              \
+        if (TCOMM_TRACING())                                                \
             tcomm_trace_path(path);                                         \
     } while (0)
 

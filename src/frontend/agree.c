@@ -272,8 +272,8 @@ static tcomm_status_t exchange_sizes(tcomm_comm_t *comm,
     int n = comm->world_size;
     int64_t mine[2] = {(int64_t)tcomm_call_dim_size(c),
                        c->into ? (int64_t)c->into->shape[c->dim] : -1};
-    int64_t stack[2 * 64], *all = stack;
-    if (n > 64 && !(all = malloc((size_t)n * sizeof mine)))
+    int64_t stack[2 * TCOMM_STACK_RANKS], *all = stack;
+    if (n > TCOMM_STACK_RANKS && !(all = malloc((size_t)n * sizeof mine)))
         return tcomm_error(TCOMM_ERR_NO_MEMORY, "%s: out of host memory",
                            c->fn);
     tcomm_status_t st =

@@ -10,8 +10,6 @@
 #include "tcomm_log.h"
 #include "tcomm_trace.h"
 
-#define SIZES_ON_STACK 64
-
 static tcomm_status_t output_shape(const tcomm_call_t *c, int world_size,
                                    const size_t *sizes, int *ndim,
                                    size_t *shape)
@@ -127,9 +125,9 @@ static tcomm_status_t run_call(tcomm_comm_t *comm, const tcomm_call_t *c)
     if (local == TCOMM_SUCCESS && !agreement_was_barrier(comm, c))
         local = has_slot(comm, c);
     int n = comm->world_size, concat = c->desc->out == TCOMM_OUT_CONCAT;
-    size_t stack[SIZES_ON_STACK], *sizes = stack;
+    size_t stack[TCOMM_STACK_RANKS], *sizes = stack;
     tcomm_tensor_t *fresh = NULL;
-    if (concat && n > SIZES_ON_STACK &&
+    if (concat && n > TCOMM_STACK_RANKS &&
         !(sizes = malloc((size_t)n * sizeof *sizes))) {
         sizes = stack;
         if (local == TCOMM_SUCCESS)
@@ -168,7 +166,7 @@ static tcomm_status_t run_call(tcomm_comm_t *comm, const tcomm_call_t *c)
  * clock is read. */
 static tcomm_status_t run(tcomm_comm_t *comm, const tcomm_call_t *c)
 {
-    if (!comm || !tcomm_log_tracing)
+    if (!comm || !TCOMM_TRACING())
         return run_call(comm, c);
     double t0 = tcomm_trace_begin();
     tcomm_status_t st = run_call(comm, c);

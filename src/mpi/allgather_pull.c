@@ -22,26 +22,25 @@
  * marks the communicator and redoes the call through MPI messages: out
  * is rewritten whole. The state and the reads: src/mpi/node/pull.c. */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "tcomm_mpi_reshape.h"
+#include "tcomm_test_hooks.h"
 
-int tcomm_ag_pull(const tcomm_ag_plan_t *p, const void *in, void *out,
-                  size_t outer, const size_t *seg, MPI_Comm comm, int *done)
+typedef struct { uint64_t addr, pid, ns; } peer_t;
+
+/* The pull with peers[nranks] at hand (after the node check). */
+static int pull(const tcomm_ag_plan_t *p, const void *in, void *out,
+                size_t outer, const size_t *seg, MPI_Comm comm, int state,
+                peer_t *peers, int *done)
 {
-    struct { uint64_t addr, pid, ns; } me, peers[TCOMM_STACK_RANKS];
-    int rc, state, ok = 1, all = 0;
+    peer_t me = {(uint64_t)(uintptr_t)in, (uint64_t)getpid(),
+                 tcomm_pid_namespace()};
+    int rc, all = 0, ok = 1, fail = tcomm_test_hook(TCOMM_HOOK_PULL_FAIL) != 0;
     size_t es = p->es, stride = p->total * es;
 
-    *done = 0;
-    if (p->nranks > TCOMM_STACK_RANKS)
-        return MPI_SUCCESS;
-    if ((rc = tcomm_mpi_pull_node_state(comm, &state)) != MPI_SUCCESS || state == PULL_OFF)
-        return rc;
-    me.addr = (uint64_t)(uintptr_t)in;
-    me.pid = (uint64_t)getpid();
-    me.ns = tcomm_pid_namespace();
     rc = MPI_Allgather(&me, 3, MPI_UINT64_T, peers, 3, MPI_UINT64_T, comm);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -50,7 +49,7 @@ int tcomm_ag_pull(const tcomm_ag_plan_t *p, const void *in, void *out,
     for (int k = 1; k < p->nranks && ok; k++) {
         int r = (p->rank + k) % p->nranks;
         if (seg[r] != 0)
-            ok = !tcomm_mpi_pull_fail_for_test && peers[r].ns == me.ns &&
+            ok = !fail && peers[r].ns == me.ns &&
                  tcomm_node_read_rows((pid_t)peers[r].pid, peers[r].addr, out,
                            p->off[r] * es, stride, outer, seg[r] * es);
     }
@@ -60,5 +59,27 @@ int tcomm_ag_pull(const tcomm_ag_plan_t *p, const void *in, void *out,
     if (state == PULL_TRY || !all)
         rc = tcomm_mpi_pull_mark(comm, all);
     *done = all;
+    return rc;
+}
+
+int tcomm_ag_pull(const tcomm_ag_plan_t *p, const void *in, void *out,
+                  size_t outer, const size_t *seg, MPI_Comm comm, int *done)
+{
+    peer_t stack[TCOMM_STACK_RANKS], *peers = stack;
+    int rc, state;
+
+    *done = 0;
+    if ((rc = tcomm_mpi_pull_node_state(comm, &state)) != MPI_SUCCESS ||
+        state == PULL_OFF)
+        return rc;
+    /* above the stack's size on the heap: a failure is an error, as for
+     * every per-rank array (the ranks cannot agree to skip the pull
+     * without the very exchange that needs the memory) */
+    if (p->nranks > TCOMM_STACK_RANKS &&
+        !(peers = malloc((size_t)p->nranks * sizeof *peers)))
+        return MPI_ERR_NO_MEM;
+    rc = pull(p, in, out, outer, seg, comm, state, peers, done);
+    if (peers != stack)
+        free(peers);
     return rc;
 }

@@ -13,8 +13,6 @@
 #include "tcomm_mpi_reshape.h"
 #include "tcomm_shm_bcast.h"
 
-#define RANKS_ON_STACK 64
-
 /* Log once per communicator and path at TCOMM_DEBUG=INFO; name the path
  * (one word) for the call's TRACE line. */
 static void note_path(tcomm_mpi_state_t *st, unsigned bit, const char *path,
@@ -69,8 +67,8 @@ tcomm_status_t tcomm_mpi_all_gather(void *state, const tcomm_tensor_t *in,
     int n = st->size;
     size_t outer, inner;
     tcomm_dim_split(in, dim, &outer, &inner);
-    size_t stack[2 * RANKS_ON_STACK], *seg = stack;
-    if (n > RANKS_ON_STACK && !(seg = malloc(2 * (size_t)n * sizeof *seg)))
+    size_t stack[2 * TCOMM_STACK_RANKS], *seg = stack;
+    if (n > TCOMM_STACK_RANKS && !(seg = malloc(2 * (size_t)n * sizeof *seg)))
         return tcomm_error(TCOMM_ERR_NO_MEMORY,
                            "tcomm_all_gather: out of host memory");
     size_t *displs = seg + n, off = 0;

@@ -11,20 +11,18 @@
 #include "tcomm_host_kernels.h"
 #include "tcomm_mpi_kernels.h"
 
-#define RANKS_ON_STACK 64
-
 /* Block r of src (len[r] elements at lo[r]) goes to rank r; rank s's
  * block for us lands at dst + s * mylen. Pieces of at most
- * tcomm_mpi_count_limit elements per message. */
+ * tcomm_mpi_count_limit() elements per message. */
 static int exchange_blocks(tcomm_mpi_state_t *st, const char *src,
                            const size_t *lo, const size_t *len, char *dst,
                            size_t mylen, tcomm_dtype_t dtype)
 {
     int n = st->size, me = st->rank, rc = MPI_SUCCESS;
-    size_t es = tcomm_dtype_size(dtype), step = tcomm_mpi_count_limit;
+    size_t es = tcomm_dtype_size(dtype), step = tcomm_mpi_count_limit();
     MPI_Datatype dt = tcomm_mpi_datatype(dtype);
-    MPI_Request stack[2 * RANKS_ON_STACK], *req = stack;
-    if (n > RANKS_ON_STACK && !(req = malloc(2 * (size_t)n * sizeof *req)))
+    MPI_Request stack[2 * TCOMM_STACK_RANKS], *req = stack;
+    if (n > TCOMM_STACK_RANKS && !(req = malloc(2 * (size_t)n * sizeof *req)))
         return MPI_ERR_NO_MEM;
     size_t most = 0;
     for (int r = 0; r < n; r++)
@@ -74,8 +72,8 @@ tcomm_status_t tcomm_mpi_all_reduce_ordered(tcomm_mpi_state_t *st,
                                             tcomm_tensor_t *out)
 {
     int n = st->size, me = st->rank;
-    size_t stack[2 * RANKS_ON_STACK], *lo = stack;
-    if (n > RANKS_ON_STACK && !(lo = malloc(2 * (size_t)n * sizeof *lo)))
+    size_t stack[2 * TCOMM_STACK_RANKS], *lo = stack;
+    if (n > TCOMM_STACK_RANKS && !(lo = malloc(2 * (size_t)n * sizeof *lo)))
         return tcomm_error(TCOMM_ERR_NO_MEMORY,
                            "tcomm_all_reduce: out of host memory");
     size_t *len = lo + n, q = in->numel / (size_t)n,
@@ -111,8 +109,8 @@ tcomm_status_t tcomm_mpi_reduce_scatter_ordered(tcomm_mpi_state_t *st,
     int n = st->size;
     size_t es = tcomm_dtype_size(in->dtype), chunk_all = out->numel;
     size_t outer = tcomm_shape_prod(in->shape, 0, dim);
-    size_t stack[2 * RANKS_ON_STACK], *lo = stack;
-    if (n > RANKS_ON_STACK && !(lo = malloc(2 * (size_t)n * sizeof *lo)))
+    size_t stack[2 * TCOMM_STACK_RANKS], *lo = stack;
+    if (n > TCOMM_STACK_RANKS && !(lo = malloc(2 * (size_t)n * sizeof *lo)))
         return tcomm_error(TCOMM_ERR_NO_MEMORY,
                            "tcomm_reduce_scatter: out of host memory");
     size_t *len = lo + n;

@@ -141,9 +141,8 @@ static void rs_pipe_plan(rs_pipe_t *p, size_t es, size_t outer,
 {
     /* elements of each rank's block in one group: count limits too */
     size_t most = TCOMM_RS_PIPE_BYTES / ((size_t)nranks * es);
-    most = most < (size_t)tcomm_mpi_count_limit ? most
-                                                : (size_t)tcomm_mpi_count_limit;
-    most = most < 0x7fffffff ? most : 0x7fffffff;
+    size_t lim = tcomm_mpi_count_limit();
+    most = most < lim ? most : lim;
     most = most ? most : 1;
     p->es = es;
     p->chunk = chunk;

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 
+#include "tcomm_internal.h"
 #include "tcomm_mpi_kernels.h"
 #include "tcomm_pull.h"
 
@@ -37,7 +38,6 @@ int tcomm_mpi_reduce_scatter_dim_pipe(const void *in, void *out,
                                       MPI_Comm comm);
 
 /* Shared by the all_gather files: the per-call layout. */
-#define TCOMM_STACK_RANKS 128
 #define TCOMM_AG_TAG 0x7c61
 
 /* Per-call layout: sizes, prefix offsets (off[nranks] = total). */

@@ -34,7 +34,6 @@
 #include "tcomm_node_shm.h"
 #include "tcomm_timeout.h"
 
-#define LINE 64
 #define SPINS_PER_CHECK 64
 #define NAMES_SHOWN 16
 
@@ -70,13 +69,14 @@ static _Atomic int64_t *header(tcomm_timeout_t *t)
 
 static slot_t *slot(tcomm_timeout_t *t, int node_rank)
 {
-    return (slot_t *)(t->lines + LINE * (1 + (size_t)node_rank));
+    return (slot_t *)(t->lines +
+                      TCOMM_CACHE_LINE * (1 + (size_t)node_rank));
 }
 
 static int map_lines(tcomm_timeout_t *t, MPI_Comm node)
 {
     void *p;
-    t->lines_len = LINE * (1 + (size_t)t->nnode);
+    t->lines_len = TCOMM_CACHE_LINE * (1 + (size_t)t->nnode);
     int rc = tcomm_node_shm_map(node, t->lines_len, &p);
     t->lines = p;
     return rc;
@@ -110,7 +110,7 @@ tcomm_status_t tcomm_timeout_create(MPI_Comm comm, double seconds,
         t->nnode = 1;
         t->me = 0;
         t->comm_rank[0] = t->rank;
-        t->lines_len = 2 * LINE;
+        t->lines_len = 2 * TCOMM_CACHE_LINE;
         t->lines = calloc(1, t->lines_len);
         t->private_lines = 1;
         if (!t->lines)

@@ -13,6 +13,7 @@
 #include "gpu_util.h"
 #include "tcomm_host_kernels.h"
 #include "tcomm_internal.h"
+#include "tcomm_test_hooks.h"
 
 #define N 100003 /* odd, several blocks */
 
@@ -47,7 +48,7 @@ static void check_reduce(tcomm_graph_t *g)
     unsigned char *a = malloc(bytes), *x = malloc(bytes), *got = malloc(bytes);
     EXPECT(sp->alloc(ctx, bytes, &da) == TCOMM_SUCCESS, "alloc");
     EXPECT(sp->alloc(ctx, bytes, &dx) == TCOMM_SUCCESS, "alloc");
-    tcomm_host_use_simd = 0;
+    tcomm_test_set_hook(TCOMM_HOOK_NO_SIMD, 1);
     for (int dt = 0; dt < TCOMM_DTYPE_COUNT; dt++) {
         size_t el = tcomm_dtype_size(dt);
         for (int op = 0; op <= TCOMM_OP_COUNT; op++) {
@@ -70,7 +71,7 @@ static void check_reduce(tcomm_graph_t *g)
                    tcomm_dtype_name(dt), op);
         }
     }
-    tcomm_host_use_simd = 1;
+    tcomm_test_set_hook(TCOMM_HOOK_NO_SIMD, 0);
     sp->free(ctx, da);
     sp->free(ctx, dx);
     free(a);

@@ -17,12 +17,6 @@
 #include "tcomm_host_kernels.h"
 #include "tcomm_mpi_kernels.h"
 
-static size_t piece_limit(void)
-{
-    size_t lim = tcomm_mpi_count_limit;
-    return lim == 0 || lim > INT_MAX ? (size_t)INT_MAX : lim;
-}
-
 static size_t pieces(size_t count, size_t lim)
 {
     return (count + lim - 1) / lim;
@@ -62,7 +56,7 @@ tcomm_status_t tcomm_dev_alltoallv(const tcomm_dev_t *d, const void *send,
                                    const size_t *roff)
 {
     int size = d->st->size;
-    size_t lim = piece_limit(), nreq = 0;
+    size_t lim = tcomm_mpi_count_limit(), nreq = 0;
     tcomm_status_t rc = TCOMM_SUCCESS;
 
     for (int j = 0; j < size; j++)

@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include <limits.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -15,12 +16,11 @@
 #include <unistd.h>
 
 #include "tcomm_pull.h"
+#include "tcomm_test_hooks.h"
 
 #ifndef IOV_MAX
 #define IOV_MAX 1024
 #endif
-
-int tcomm_mpi_pull_fail_for_test;
 
 static pthread_mutex_t keyval_lock = PTHREAD_MUTEX_INITIALIZER;
 static int pull_keyval = MPI_KEYVAL_INVALID;
@@ -84,16 +84,20 @@ int tcomm_mpi_pull_node_state(MPI_Comm comm, int *state)
     return set_state(comm, *state);
 }
 
-uint64_t tcomm_pid_namespace_for_test;
-
 uint64_t tcomm_pid_namespace(void)
 {
-    static uint64_t ino; /* 0: not asked yet; 1: no /proc (benign race) */
+    /* 0: not asked yet; 1: no /proc. Threads may race to fill it:
+     * atomic, and all store the same. */
+    static _Atomic uint64_t cached;
+    long hook = tcomm_test_hook(TCOMM_HOOK_PID_NAMESPACE);
     struct stat sb;
-    if (tcomm_pid_namespace_for_test)
-        return tcomm_pid_namespace_for_test;
-    if (!ino)
+    if (hook)
+        return (uint64_t)hook;
+    uint64_t ino = atomic_load_explicit(&cached, memory_order_relaxed);
+    if (!ino) {
         ino = stat("/proc/self/ns/pid", &sb) == 0 ? (uint64_t)sb.st_ino : 1;
+        atomic_store_explicit(&cached, ino, memory_order_relaxed);
+    }
     return ino != 1 ? ino : (uint64_t)getpid() << 32 | 1u;
 }
 

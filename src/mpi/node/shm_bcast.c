@@ -31,6 +31,7 @@
  * /dev/shm) counts as a failed copy, never as a write to whatever process
  * has that pid here. */
 #define _GNU_SOURCE
+#include <stdatomic.h>
 #include <stdint.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -39,6 +40,7 @@
 #include "tcomm_pull.h"
 #include "tcomm_shm_bcast.h"
 #include "tcomm_shm_min.h"
+#include "tcomm_test_hooks.h"
 
 /* One system call moves at most about 2 GiB (MAX_RW_COUNT): go in
  * pieces of 1 GiB. */
@@ -66,9 +68,13 @@ static int move(pid_t pid, char *here, uint64_t remote, size_t len,
  * not this rank's affinity, so that every rank answers the same. */
 static int one_core_each(int ranks)
 {
-    static long cpus; /* a benign race: every writer writes the same */
-    if (!cpus)
+    /* threads may race to fill it: atomic, and all store the same */
+    static _Atomic long cached;
+    long cpus = atomic_load_explicit(&cached, memory_order_relaxed);
+    if (!cpus) {
         cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        atomic_store_explicit(&cached, cpus, memory_order_relaxed);
+    }
     return cpus <= 0 || ranks <= cpus;
 }
 
@@ -95,10 +101,11 @@ int tcomm_shm_bcast(tcomm_mpi_state_t *st, void *buf, size_t bytes,
                              .bytes = bytes, .root = root},
                      peer;
     /* [every copy worked, every rank made the same call] */
-    int64_t ok[2] = {!tcomm_mpi_pull_fail_for_test, 1};
+    int64_t ok[2] = {!tcomm_test_hook(TCOMM_HOOK_PULL_FAIL), 1};
     int state = tcomm_mpi_pull_state(st->comm);
     /* the root's share, a multiple of a cache line */
-    size_t head = bytes / (size_t)st->size & ~(size_t)63;
+    size_t head =
+        bytes / (size_t)st->size & ~(size_t)(TCOMM_CACHE_LINE - 1);
 
     tcomm_shm_publish(st->shm_min, seq, &mine);
     if (st->rank == root) {

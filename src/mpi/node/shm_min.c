@@ -36,12 +36,13 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "tcomm_internal.h"
 #include "tcomm_pull.h"
 #include "tcomm_node_shm.h"
 #include "tcomm_shm_min.h"
 
-#define SLOT_BYTES 192 /* three cache lines: round + TCOMM_SHM_MIN_MAX */
-#define LINE_BYTES 64  /* a rank's line for tcomm_shm_publish */
+/* three cache lines: round + TCOMM_SHM_MIN_MAX */
+#define SLOT_BYTES (3 * TCOMM_CACHE_LINE)
 /* Waiting: pure spins first (a peer that is on its way arrives within
  * a few hundred), then MPI progress every so often, and the core given
  * up once the wait is long (a peer without a core of its own). */
@@ -63,7 +64,8 @@ typedef struct {
     tcomm_shm_note_t note;
 } line_t;
 
-_Static_assert(sizeof(line_t) <= LINE_BYTES, "a line is one cache line");
+_Static_assert(sizeof(line_t) <= TCOMM_CACHE_LINE,
+               "a line is one cache line");
 
 struct tcomm_shm_min {
     MPI_Comm comm; /* for MPI_Iprobe while waiting */
@@ -82,12 +84,12 @@ static slot_t *slot(tcomm_shm_min_t *s, int rank, uint64_t round)
 static line_t *line(tcomm_shm_min_t *s, int rank)
 {
     return (line_t *)(s->slots + SLOT_BYTES * 2 * (size_t)s->size +
-                      LINE_BYTES * (size_t)rank);
+                      TCOMM_CACHE_LINE * (size_t)rank);
 }
 
 static size_t segment_bytes(int size)
 {
-    return (SLOT_BYTES * 2 + LINE_BYTES) * (size_t)size;
+    return (SLOT_BYTES * 2 + TCOMM_CACHE_LINE) * (size_t)size;
 }
 
 int tcomm_shm_min_create(MPI_Comm comm, tcomm_shm_min_t **out)

@@ -13,8 +13,6 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* Tests: nonzero makes this rank's reads fail, as if the kernel refused. */
-extern int tcomm_mpi_pull_fail_for_test;
 /* What the pull knows of comm, kept as the value of an attribute. */
 enum {
     PULL_UNKNOWN, /* not asked yet */
@@ -25,10 +23,9 @@ enum {
 int tcomm_mpi_pull_state(MPI_Comm comm);
 /* This process's PID namespace (the inode of /proc/self/ns/pid): two
  * ranks' pids name the same processes only where it is equal. Unknown
- * (no /proc): a value no other process has. */
+ * (no /proc): a value no other process has. The test hook
+ * TCOMM_HOOK_PID_NAMESPACE stands in for it where set. */
 uint64_t tcomm_pid_namespace(void);
-/* Tests: nonzero stands for this process's PID namespace. */
-extern uint64_t tcomm_pid_namespace_for_test;
 /* After a single copy that every rank tried (the outcome agreed): ON if
  * all_read, else OFF for good. Local. */
 int tcomm_mpi_pull_mark(MPI_Comm comm, int all_read);

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Test hooks: knobs that only the tests turn, to reach paths that real
+ * inputs reach only at sizes a test cannot afford (the large-count
+ * splitting) or on machines it does not have (no AVX2, a foreign PID
+ * namespace, a failing single-copy read). They live in atomics, set
+ * through tcomm_test_set_hook (tests link libtcomm_internal.la; the
+ * entry point is not exported), and every reader loads a hook once per
+ * call, never per element. Every hook is 0 by default: 0 means "off". */
+#ifndef TCOMM_TEST_HOOKS_H
+#define TCOMM_TEST_HOOKS_H
+
+typedef enum {
+    /* Largest count per MPI call (0: INT_MAX); read through
+     * tcomm_mpi_count_limit(), which clamps it to 1..INT_MAX. */
+    TCOMM_HOOK_COUNT_LIMIT,
+    /* != 0: the host kernels take their scalar loops, not AVX2/F16C. */
+    TCOMM_HOOK_NO_SIMD,
+    /* != 0: this rank reports its single-copy reads as failing. */
+    TCOMM_HOOK_PULL_FAIL,
+    /* != 0: this rank claims this PID namespace id instead of its own. */
+    TCOMM_HOOK_PID_NAMESPACE,
+    TCOMM_HOOK_COUNT
+} tcomm_test_hook_t;
+
+/* Sets hook to value (relaxed atomic store; out-of-range hooks ignored).
+ * Tests only: the library never calls it. */
+void tcomm_test_set_hook(tcomm_test_hook_t hook, long value);
+
+/* The hook's value (relaxed atomic load); 0 for an unknown hook. */
+long tcomm_test_hook(tcomm_test_hook_t hook);
+
+#endif /* TCOMM_TEST_HOOKS_H */
