@@ -34,8 +34,10 @@ json_rows() {
              s = substr($0, RSTART, RLENGTH); sub(/.*: /, "", s); return s
          }
          /"bytes":/ { rows++
-             med = num("med_us"); mpi = num("mpi_med_us")
-             r = num("ratio"); d = num("diff_us")
+             # + 0: substr() gives strings, which awk would compare as
+             # text ("2168.07" < "2168.08" whatever the numbers)
+             med = num("med_us") + 0; mpi = num("mpi_med_us") + 0
+             r = num("ratio") + 0; d = num("diff_us") + 0
              lo = (med - 0.0005) / (mpi + 0.0005) - 0.000001
              hi = (med + 0.0005) / (mpi - 0.0005) + 0.000001
              if (r < lo || r > hi || d - (med - mpi) > 0.0011 ||
