@@ -2,6 +2,7 @@
 /* Communicator lifecycle: any backend behind one handle. */
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "tcomm_config.h"
 #include "tcomm_internal.h"
@@ -53,9 +54,9 @@ int tcomm_backend_has(const tcomm_comm_t *comm, size_t slot)
     size_t size = ops->size ? ops->size : OPS_SIZE_0_1;
     if (slot + sizeof(void (*)(void)) > size)
         return 0;
-    void (*const *op)(void) =
-        (void (*const *)(void))(const void *)((const char *)ops + slot);
-    return *op != NULL;
+    void (*op)(void); /* every slot is a function pointer of this size */
+    memcpy(&op, (const char *)ops + slot, sizeof op);
+    return op != NULL;
 }
 
 tcomm_status_t tcomm_comm_create_custom(const tcomm_backend_ops_t *ops,
