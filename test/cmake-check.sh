@@ -58,6 +58,7 @@ cmake_build() { # build dir, extra -D options
     if ! cmake -S "$tmp/proj" -B "$tmp/$dir" -DSRC="$src" \
             -DCMAKE_PREFIX_PATH="$tmp/stage$prefix" \
             -DCMAKE_C_COMPILER="${TCOMM_CC:-mpicc}" \
+            -DCMAKE_EXE_LINKER_FLAGS="${TCOMM_LDFLAGS:-}" \
             -DCMAKE_Fortran_COMPILER="${fc:-mpif90}" "$@" \
             >"$tmp/$dir.log" 2>&1 ||
        ! cmake --build "$tmp/$dir" >>"$tmp/$dir.log" 2>&1; then

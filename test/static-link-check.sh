@@ -29,9 +29,12 @@ private=$(sed -n 's/^Libs.private: *//p' "$tmp$libdir/pkgconfig/tcomm.pc")
 echo "tcomm.pc Libs.private: ${private:-(none)}"
 flags="$($pc --cflags tcomm) $($pc --static --libs tcomm)"
 # (-lm: the program's own fmax)
+# (TCOMM_LDFLAGS: the build's own LDFLAGS, e.g. the sanitizers' runtime
+# that an instrumented libtcomm.a needs)
 echo "built: ${TCOMM_CC:-mpicc} contract_program.c libtcomm.a $flags -lm"
 # shellcheck disable=SC2086
-if ! ${TCOMM_CC:-mpicc} -o "$tmp/contract" "$src/test/contract_program.c" \
+if ! ${TCOMM_CC:-mpicc} ${TCOMM_LDFLAGS:-} -o "$tmp/contract" \
+        "$src/test/contract_program.c" \
         "$tmp$libdir/libtcomm.a" $flags -lm >"$tmp/link.log" 2>&1; then
     echo "FAIL: the static link: $(grep -c 'undefined reference' \
         "$tmp/link.log") undefined references, e.g.:"

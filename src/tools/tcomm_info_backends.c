@@ -49,15 +49,18 @@ static void row(info_out_t *o, const char *name, int built, int usable,
                 built ? "built, not usable" : "not built", why);
 }
 
-/* Create a communicator with st's result; destroy it; say why not. */
-static int usable(tcomm_status_t st, tcomm_comm_t *comm, char *why,
+/* The result st of creating *comm: destroy it, or say why not. *comm is
+ * read here, after the create call has run (the order in which a call's
+ * arguments are evaluated is unspecified). */
+static int usable(tcomm_status_t st, tcomm_comm_t **comm, char *why,
                   size_t len)
 {
     if (st != TCOMM_SUCCESS) {
         snprintf(why, len, "%s", tcomm_last_error());
         return 0;
     }
-    tcomm_comm_destroy(comm);
+    tcomm_comm_destroy(*comm);
+    *comm = NULL;
     return 1;
 }
 
@@ -82,7 +85,7 @@ static int gloo_usable(char *why, size_t len)
     tcomm_gloo_options_t opt = {.store_dir = dir, .rank = 0,
                                 .world_size = 1};
     tcomm_comm_t *comm = NULL;
-    int ok = usable(tcomm_comm_create_gloo(&opt, &comm), comm, why, len);
+    int ok = usable(tcomm_comm_create_gloo(&opt, &comm), &comm, why, len);
     nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
     return ok;
 }
@@ -92,10 +95,10 @@ void info_backends(info_out_t *o, int mpi_status, const char *mpi_why)
     char why[1024];
     tcomm_comm_t *comm = NULL;
     info_section(o, "backends (built; usable on rank 0)");
-    int ok = usable(tcomm_comm_create_identity(&comm), comm, why,
+    int ok = usable(tcomm_comm_create_identity(&comm), &comm, why,
                     sizeof why);
     row(o, "identity", 1, ok, why);
-    ok = usable(tcomm_comm_create_local(1, &comm), comm, why, sizeof why);
+    ok = usable(tcomm_comm_create_local(1, &comm), &comm, why, sizeof why);
     row(o, "local", 1, ok, why);
     row(o, "mpi", 1, mpi_status == TCOMM_SUCCESS, mpi_why);
     if (GLOO_BUILT)
@@ -103,8 +106,8 @@ void info_backends(info_out_t *o, int mpi_status, const char *mpi_why)
     row(o, "gloo", GLOO_BUILT, GLOO_BUILT && ok,
         GLOO_BUILT ? why : "configure found no Gloo: install libgloo-dev");
     if (NCCL_BUILT)
-        ok = usable(tcomm_comm_create_nccl(MPI_COMM_SELF, &comm), comm, why,
-                    sizeof why);
+        ok = usable(tcomm_comm_create_nccl(MPI_COMM_SELF, &comm), &comm,
+                    why, sizeof why);
     row(o, "nccl", NCCL_BUILT, NCCL_BUILT && ok,
         NCCL_BUILT ? why : "configure with --with-cuda and --with-nccl");
 }
