@@ -5,6 +5,10 @@
 
 #include <check.h>
 #include <mpi.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "tcomm.h"
 
 /* Runs s without forking (the tests are MPI processes) and returns the
  * largest number of failed tests of any rank, the same on every rank.
@@ -21,6 +25,22 @@ static inline int tcomm_test_run_suite(Suite *s, int rank0_only)
     srunner_free(sr);
     MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     return any;
+}
+
+/* This rank's status must be want, and tcomm's sentence must contain
+ * every key of the NULL-terminated list that follows. */
+static inline void tcomm_test_expect(int rank, tcomm_status_t st,
+                                     tcomm_status_t want, ...)
+{
+    const char *msg = tcomm_last_error();
+    ck_assert_msg(st == want, "rank %d: status %d but want %d: %s", rank,
+                  st, want, msg);
+    va_list ap;
+    va_start(ap, want);
+    for (const char *k; (k = va_arg(ap, const char *));)
+        ck_assert_msg(strstr(msg, k), "rank %d: \"%s\" lacks \"%s\"", rank,
+                      msg, k);
+    va_end(ap);
 }
 
 #endif /* TCOMM_TEST_MPI_SUITE_H */

@@ -29,18 +29,7 @@
 static tcomm_graph_t *graph;
 static int rank, nranks, last;
 
-static void expect(tcomm_status_t st, tcomm_status_t want, ...)
-{
-    const char *msg = tcomm_last_error();
-    ck_assert_msg(st == want, "rank %d: status %d but want %d: %s", rank,
-                  st, want, msg);
-    va_list ap;
-    va_start(ap, want);
-    for (const char *k; (k = va_arg(ap, const char *));)
-        ck_assert_msg(strstr(msg, k), "rank %d: \"%s\" lacks \"%s\"", rank,
-                      msg, k);
-    va_end(ap);
-}
+#define expect(...) tcomm_test_expect(rank, __VA_ARGS__)
 
 static tcomm_tensor_t *matrix(size_t rows, size_t cols, float base)
 {
