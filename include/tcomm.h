@@ -256,6 +256,52 @@ TCOMM_EXPORT tcomm_status_t tcomm_broadcast_into(tcomm_comm_t *comm,
                                                  const tcomm_tensor_t *in,
                                                  int root, tcomm_tensor_t *out);
 
+/** @brief Split @p in along @p split_dim into world_size equal chunks;
+ *  chunk j goes to rank j, and each rank concatenates the chunks it
+ *  receives, in rank order, along @p concat_dim. The size along
+ *  @p split_dim must divide by world_size (else TCOMM_ERR_SHAPE on every
+ *  rank); every rank passes the same shape, of at least one dim. The
+ *  output has the input's
+ *  shape with [split_dim] / world_size and [concat_dim] * world_size
+ *  (unchanged when split_dim == concat_dim). */
+TCOMM_EXPORT tcomm_status_t tcomm_all_to_all(tcomm_comm_t *comm,
+                                             const tcomm_tensor_t *in,
+                                             int split_dim, int concat_dim,
+                                             tcomm_tensor_t **out);
+/** @brief tcomm_all_to_all() into @p out, of the result's shape; out == in
+ *  is allowed (in place) where the shapes match (split_dim ==
+ *  concat_dim). */
+TCOMM_EXPORT tcomm_status_t tcomm_all_to_all_into(tcomm_comm_t *comm,
+                                                  const tcomm_tensor_t *in,
+                                                  int split_dim,
+                                                  int concat_dim,
+                                                  tcomm_tensor_t *out);
+/** @brief Uneven all_to_all: @p send_sizes[j] (world_size entries adding
+ *  up to in's size along @p split_dim) is the size along split_dim of the
+ *  chunk sent to rank j; zero is allowed.
+ *  - split_dim == concat_dim (token exchange): the ranks' send_sizes and
+ *    their sizes along that dim may differ; rank j's output has there the
+ *    sum over r of rank r's send_sizes[j].
+ *  - split_dim != concat_dim (a pencil transpose): every rank passes the
+ *    same send_sizes (else TCOMM_ERR_MISMATCH naming the ranks); sizes
+ *    along concat_dim may differ; rank j's output has send_sizes[j] along
+ *    split_dim and the sum of the ranks' sizes along concat_dim.
+ *  All other dims agree across ranks. */
+TCOMM_EXPORT tcomm_status_t tcomm_all_to_all_v(tcomm_comm_t *comm,
+                                               const tcomm_tensor_t *in,
+                                               int split_dim,
+                                               const size_t *send_sizes,
+                                               int concat_dim,
+                                               tcomm_tensor_t **out);
+/** @brief Uneven reduce_scatter: @p sizes[r] is rank r's chunk along
+ *  @p dim; the same array on every rank, adding up to in's size along
+ *  dim. */
+TCOMM_EXPORT tcomm_status_t tcomm_reduce_scatter_v(tcomm_comm_t *comm,
+                                                   const tcomm_tensor_t *in,
+                                                   tcomm_op_t op, int dim,
+                                                   const size_t *sizes,
+                                                   tcomm_tensor_t **out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -68,6 +68,29 @@ typedef struct tcomm_backend_ops {
     tcomm_status_t (*barrier)(void *state);
     /** Called once by tcomm_comm_destroy; may be NULL. */
     void (*destroy)(void *state);
+    /* Contract 0.2. */
+    /** Equal chunks: the piece of @p in along @p split_dim for rank j
+     *  (size [split_dim] / world size) lands in @p out at rank j's place
+     *  along @p concat_dim, from every rank. */
+    tcomm_status_t (*all_to_all)(void *state, const tcomm_tensor_t *in,
+                                 int split_dim, int concat_dim,
+                                 tcomm_tensor_t *out);
+    /** Uneven: this rank sends the slice of @p send_sizes[j] along
+     *  @p split_dim to rank j; the slice from rank r has @p recv_sizes[r]
+     *  along @p concat_dim and lands in @p out at offset sum(recv_sizes[<r])
+     *  there (both the token exchange, split == concat, and the transpose,
+     *  where the slices from every rank have send_sizes[rank] along
+     *  split_dim). The front end has checked and exchanged the sizes. */
+    tcomm_status_t (*all_to_all_v)(void *state, const tcomm_tensor_t *in,
+                                   int split_dim, const size_t *send_sizes,
+                                   int concat_dim, const size_t *recv_sizes,
+                                   tcomm_tensor_t *out);
+    /** Uneven reduce_scatter: @p out is this rank's chunk of
+     *  @p sizes[rank] along @p dim, of the reduction over ranks. */
+    tcomm_status_t (*reduce_scatter_v)(void *state, const tcomm_tensor_t *in,
+                                       tcomm_op_t op, int dim,
+                                       const size_t *sizes,
+                                       tcomm_tensor_t *out);
 } tcomm_backend_ops_t;
 
 /** @brief A communicator over a user backend; @p state is passed to every

@@ -30,11 +30,17 @@ void tcomm_host_add(tcomm_dtype_t dtype, const void *a, const void *b,
  *
  * scatter_pack: src is [outer][nranks * chunk]; dst holds nranks blocks
  * back to back, block r being [outer][chunk] taken from columns
- * [r * chunk, (r + 1) * chunk). Lengths are in elements of elsize bytes. */
+ * [r * chunk, (r + 1) * chunk). Lengths are in elements of elsize bytes.
+ *
+ * split_pack: gather_unpack's inverse, scatter_pack with uneven blocks:
+ * src is [outer][sum(seg)]; dst holds nranks blocks back to back, block r
+ * being [outer][seg[r]] taken from columns at offset sum(seg[0..r)). */
 void tcomm_host_gather_unpack(const void *src, void *dst, size_t elsize,
                               size_t outer, int nranks, const size_t *seg);
 void tcomm_host_scatter_pack(const void *src, void *dst, size_t elsize,
                              size_t outer, int nranks, size_t chunk);
+void tcomm_host_split_pack(const void *src, void *dst, size_t elsize,
+                           size_t outer, int nranks, const size_t *seg);
 
 /* Internal: the f16/bf16 SIMD fast path (AVX2 + F16C, chosen at run
  * time). out[i] = a[i] op b[i] for the leading elements it handles (a

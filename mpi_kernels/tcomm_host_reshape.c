@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Host reshaping along a dim: gather_unpack (rank-major blocks ->
- * [outer][total]) and scatter_pack ([outer][nranks * chunk] -> rank-major
- * blocks). Both are a sequence of row copies; the element index map they
+ * [outer][total]), scatter_pack ([outer][nranks * chunk] -> rank-major
+ * blocks) and split_pack, its uneven form. Both are a sequence of row copies; the element index map they
  * implement is spelled out in tcomm_reshape_index.h (which the CUDA
  * kernels use one element per thread) and test/check_kernels.c checks
  * them against it.
@@ -90,5 +90,22 @@ void tcomm_host_scatter_pack(const void *src, void *dst, size_t elsize,
         copy_rows(d, row, (const char *)src + (size_t)r * row, width, row,
                   outer);
         d += outer * row;
+    }
+}
+
+void tcomm_host_split_pack(const void *src, void *dst, size_t elsize,
+                           size_t outer, int nranks, const size_t *seg)
+{
+    size_t total = 0, col = 0;
+    char *d = dst;
+    int r;
+
+    for (r = 0; r < nranks; r++)
+        total += seg[r];
+    for (r = 0; r < nranks; r++) {
+        copy_rows(d, seg[r] * elsize, (const char *)src + col * elsize,
+                  total * elsize, seg[r] * elsize, outer);
+        d += outer * seg[r] * elsize;
+        col += seg[r];
     }
 }

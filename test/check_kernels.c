@@ -423,6 +423,16 @@ static void check_reshape(size_t es, size_t outer, int nranks,
         ck_assert_uint_eq(tcomm_gather_dst_index(j - outer * off[r], r, off,
                                                  nranks), i);
     }
+    /* split_pack: the naive inverse (dst blocks from src's columns) */
+    for (int r = 0; r < nranks; r++)
+        for (size_t o = 0; o < outer; o++)
+            for (size_t c = 0; c < seg[r]; c++)
+                memcpy(want + (outer * off[r] + o * seg[r] + c) * es,
+                       src + (o * total + off[r] + c) * es, es);
+    tcomm_host_split_pack(src, got, es, outer, nranks, seg);
+    ck_assert(memcmp(want, got, n) == 0);
+    tcomm_host_gather_unpack(got, want, es, outer, nranks, seg);
+    ck_assert(memcmp(want, src, n) == 0);
     /* scatter: src is [outer][nranks * chunk] */
     n = outer * (size_t)nranks * chunk * es;
     for (int r = 0; r < nranks; r++)
