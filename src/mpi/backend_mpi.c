@@ -112,6 +112,43 @@ static tcomm_status_t mpi_broadcast(void *state, const tcomm_tensor_t *in,
                        : tcomm_device_broadcast(state, in, root, out);
 }
 
+static tcomm_status_t mpi_all_to_all(void *state, const tcomm_tensor_t *in,
+                                     int split_dim, int concat_dim,
+                                     tcomm_tensor_t *out)
+{
+    return on_host(in)
+               ? tcomm_mpi_all_to_all(state, in, split_dim, concat_dim, out)
+               : tcomm_device_all_to_all(state, in, split_dim, concat_dim,
+                                         out);
+}
+
+static tcomm_status_t mpi_all_to_all_v(void *state, const tcomm_tensor_t *in,
+                                       int split_dim,
+                                       const size_t *send_sizes,
+                                       int concat_dim,
+                                       const size_t *recv_sizes,
+                                       tcomm_tensor_t *out)
+{
+    return on_host(in) ? tcomm_mpi_all_to_all_v(state, in, split_dim,
+                                                send_sizes, concat_dim,
+                                                recv_sizes, out)
+                       : tcomm_device_all_to_all_v(state, in, split_dim,
+                                                   send_sizes, concat_dim,
+                                                   recv_sizes, out);
+}
+
+static tcomm_status_t mpi_reduce_scatter_v(void *state,
+                                           const tcomm_tensor_t *in,
+                                           tcomm_op_t op, int dim,
+                                           const size_t *sizes,
+                                           tcomm_tensor_t *out)
+{
+    return on_host(in)
+               ? tcomm_mpi_reduce_scatter_v(state, in, op, dim, sizes, out)
+               : tcomm_device_reduce_scatter_v(state, in, op, dim, sizes,
+                                               out);
+}
+
 const tcomm_backend_ops_t tcomm_backend_mpi = {
     .size = sizeof(tcomm_backend_ops_t),
     .name = "mpi",
@@ -124,6 +161,9 @@ const tcomm_backend_ops_t tcomm_backend_mpi = {
     .broadcast = mpi_broadcast,
     .barrier = mpi_barrier,
     .destroy = mpi_destroy,
+    .all_to_all = mpi_all_to_all,
+    .all_to_all_v = mpi_all_to_all_v,
+    .reduce_scatter_v = mpi_reduce_scatter_v,
 };
 
 tcomm_status_t tcomm_mpi_check_ready(const char *fn)

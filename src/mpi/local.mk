@@ -8,6 +8,7 @@ libtcomm_internal_la_SOURCES += \
 	src/mpi/backend_mpi.c src/mpi/mpi_collectives.c src/mpi/ordered.c \
 	src/mpi/allgather_dim.c src/mpi/allgather_pull.c \
 	src/mpi/reduce_scatter_dim.c \
+	src/mpi/all_to_all.c src/mpi/reduce_scatter_v.c \
 	src/mpi/timeout.c src/mpi/cuda_aware_probe.c
 
 include src/mpi/device/local.mk

@@ -37,6 +37,22 @@ tcomm_status_t tcomm_mpi_reduce_scatter(void *state,
                                         tcomm_tensor_t *out);
 tcomm_status_t tcomm_mpi_broadcast(void *state, const tcomm_tensor_t *in,
                                    int root, tcomm_tensor_t *out);
+/* Contract 0.2 on host tensors: src/mpi/all_to_all.c and
+ * src/mpi/reduce_scatter_v.c. */
+tcomm_status_t tcomm_mpi_all_to_all(void *state, const tcomm_tensor_t *in,
+                                    int split_dim, int concat_dim,
+                                    tcomm_tensor_t *out);
+tcomm_status_t tcomm_mpi_all_to_all_v(void *state, const tcomm_tensor_t *in,
+                                      int split_dim,
+                                      const size_t *send_sizes,
+                                      int concat_dim,
+                                      const size_t *recv_sizes,
+                                      tcomm_tensor_t *out);
+tcomm_status_t tcomm_mpi_reduce_scatter_v(void *state,
+                                          const tcomm_tensor_t *in,
+                                          tcomm_op_t op, int dim,
+                                          const size_t *sizes,
+                                          tcomm_tensor_t *out);
 
 /* TCOMM_ERR_INVALID_ARG naming fn unless MPI is initialized and not
  * finalized (the MPI-based communicator constructors). */
@@ -76,5 +92,22 @@ tcomm_status_t tcomm_device_reduce_scatter(tcomm_mpi_state_t *st,
 tcomm_status_t tcomm_device_broadcast(tcomm_mpi_state_t *st,
                                       const tcomm_tensor_t *in, int root,
                                       tcomm_tensor_t *out);
+/* Contract 0.2 on device tensors: src/mpi/device/device_all_to_all.c. */
+tcomm_status_t tcomm_device_all_to_all(tcomm_mpi_state_t *st,
+                                       const tcomm_tensor_t *in,
+                                       int split_dim, int concat_dim,
+                                       tcomm_tensor_t *out);
+tcomm_status_t tcomm_device_all_to_all_v(tcomm_mpi_state_t *st,
+                                         const tcomm_tensor_t *in,
+                                         int split_dim,
+                                         const size_t *send_sizes,
+                                         int concat_dim,
+                                         const size_t *recv_sizes,
+                                         tcomm_tensor_t *out);
+tcomm_status_t tcomm_device_reduce_scatter_v(tcomm_mpi_state_t *st,
+                                             const tcomm_tensor_t *in,
+                                             tcomm_op_t op, int dim,
+                                             const size_t *sizes,
+                                             tcomm_tensor_t *out);
 
 #endif /* TCOMM_BACKEND_MPI_H */
