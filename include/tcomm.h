@@ -302,6 +302,54 @@ TCOMM_EXPORT tcomm_status_t tcomm_reduce_scatter_v(tcomm_comm_t *comm,
                                                    const size_t *sizes,
                                                    tcomm_tensor_t **out);
 
+/** @brief A nonblocking collective in flight (contract 0.2). */
+typedef struct tcomm_request tcomm_request_t;
+/** @brief Start an all_reduce into the caller-owned @p out (out == in:
+ *  in place) and return at once; *req completes with tcomm_wait() or
+ *  tcomm_test(). @p in must not be changed, nor @p out read, until then.
+ *  The collective progresses while the caller computes. */
+TCOMM_EXPORT tcomm_status_t tcomm_all_reduce_start(tcomm_comm_t *comm,
+                                                   const tcomm_tensor_t *in,
+                                                   tcomm_op_t op,
+                                                   tcomm_tensor_t *out,
+                                                   tcomm_request_t **req);
+/** @brief Nonblocking tcomm_all_gather_into(). */
+TCOMM_EXPORT tcomm_status_t tcomm_all_gather_start(tcomm_comm_t *comm,
+                                                   const tcomm_tensor_t *in,
+                                                   int dim,
+                                                   tcomm_tensor_t *out,
+                                                   tcomm_request_t **req);
+/** @brief Nonblocking tcomm_reduce_scatter_into(). */
+TCOMM_EXPORT tcomm_status_t tcomm_reduce_scatter_start(
+    tcomm_comm_t *comm, const tcomm_tensor_t *in, tcomm_op_t op, int dim,
+    tcomm_tensor_t *out, tcomm_request_t **req);
+/** @brief Nonblocking tcomm_broadcast_into() (out == in: in place). */
+TCOMM_EXPORT tcomm_status_t tcomm_broadcast_start(tcomm_comm_t *comm,
+                                                  const tcomm_tensor_t *in,
+                                                  int root,
+                                                  tcomm_tensor_t *out,
+                                                  tcomm_request_t **req);
+/** @brief Nonblocking tcomm_all_to_all_into(). */
+TCOMM_EXPORT tcomm_status_t tcomm_all_to_all_start(tcomm_comm_t *comm,
+                                                   const tcomm_tensor_t *in,
+                                                   int split_dim,
+                                                   int concat_dim,
+                                                   tcomm_tensor_t *out,
+                                                   tcomm_request_t **req);
+/** @brief Nonblocking tcomm_barrier(). */
+TCOMM_EXPORT tcomm_status_t tcomm_barrier_start(tcomm_comm_t *comm,
+                                                tcomm_request_t **req);
+/** @brief Complete *req and return the collective's status (its sentence
+ *  in tcomm_last_error()); *req = NULL. */
+TCOMM_EXPORT tcomm_status_t tcomm_wait(tcomm_request_t **req);
+/** @brief *done = 1: completed, as tcomm_wait(); *done = 0: still running
+ *  (returns TCOMM_SUCCESS and keeps *req). */
+TCOMM_EXPORT tcomm_status_t tcomm_test(tcomm_request_t **req, int *done);
+/** @brief Wait for all @p n requests (NULL entries are skipped); returns
+ *  the status of the first failed one in array order, TCOMM_SUCCESS if
+ *  none; every reqs[i] = NULL. */
+TCOMM_EXPORT tcomm_status_t tcomm_wait_all(int n, tcomm_request_t **reqs);
+
 #ifdef __cplusplus
 }
 #endif

@@ -47,3 +47,10 @@ tcomm_status_t tcomm_mpi_barrier(MPI_Comm comm)
     TCOMM_MPI_CHECK(MPI_Barrier(comm));
     return TCOMM_SUCCESS;
 }
+
+int tcomm_mpi_thread_multiple(void)
+{
+    int level = MPI_THREAD_SINGLE;
+    return MPI_Query_thread(&level) == MPI_SUCCESS &&
+           level == MPI_THREAD_MULTIPLE;
+}

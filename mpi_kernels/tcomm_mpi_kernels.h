@@ -68,5 +68,8 @@ tcomm_status_t tcomm_mpi_allgather_bytes(MPI_Comm comm, const void *mine,
                                          void *all, size_t bytes);
 tcomm_status_t tcomm_mpi_min_i64(MPI_Comm comm, int64_t *values, int count);
 tcomm_status_t tcomm_mpi_barrier(MPI_Comm comm);
+/* 1 if MPI runs with MPI_THREAD_MULTIPLE: tcomm's progress thread may
+ * then call MPI while the caller's threads do too. */
+int tcomm_mpi_thread_multiple(void);
 
 #endif /* TCOMM_MPI_KERNELS_H */

@@ -37,6 +37,7 @@ tcomm_status_t tcomm_comm_wrap_backend(const tcomm_backend_ops_t *ops,
     c->check = cfg->check;
     c->deterministic = cfg->deterministic;
     c->timed = cfg->timeout_s > 0;
+    c->progress_thread_ok = 1; /* MPI-based backends say otherwise */
     TCOMM_INFO(rank, "communicator over %s: %d ranks, check %d, "
                      "deterministic %d, cuda-aware %d",
                ops->name, size, c->check, c->deterministic, cuda_aware);
@@ -106,6 +107,8 @@ tcomm_status_t tcomm_comm_destroy(tcomm_comm_t *comm)
     tcomm_error_clear();
     if (!comm)
         return TCOMM_SUCCESS;
+    if (comm->stop_progress) /* completes the requests still running */
+        comm->stop_progress(comm);
     if (TCOMM_HAS_OP(comm, destroy))
         comm->ops->destroy(comm->state);
     free(comm);

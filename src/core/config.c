@@ -46,6 +46,12 @@ static const tcomm_setting_t settings[] = {
      "receivers (process_vm_readv/writev) when the kernel allows it; "
      "0 on any rank: MPI messages only",
      tcomm_parse_bool, FIELD(single_copy)},
+    {"TCOMM_PROGRESS", "thread",
+     "thread: a nonblocking collective runs on a progress thread of its "
+     "communicator while the caller computes (needs MPI_THREAD_MULTIPLE "
+     "for MPI-based backends, else as caller); caller: the start call "
+     "completes it before returning (no overlap)",
+     tcomm_parse_progress, FIELD(progress_thread)},
 };
 #define NSETTINGS (sizeof settings / sizeof settings[0])
 
@@ -115,6 +121,8 @@ void tcomm_setting_value_text(size_t i, char *buf, size_t len)
         snprintf(buf, len, "%zu", c->staging_chunk);
     else if (!strcmp(key, "TCOMM_SINGLE_COPY"))
         snprintf(buf, len, "%d", c->single_copy);
+    else if (!strcmp(key, "TCOMM_PROGRESS"))
+        snprintf(buf, len, "%s", c->progress_thread ? "thread" : "caller");
     else
         snprintf(buf, len, "?");
 }
@@ -191,5 +199,15 @@ int tcomm_parse_bytes(const char *text, void *field, char *err, size_t len)
 bad:
     snprintf(err, len, "expected a positive byte count up to 1T, "
                        "optionally with K, M or G");
+    return -1;
+}
+
+int tcomm_parse_progress(const char *text, void *field, char *err, size_t len)
+{
+    if (!strcasecmp(text, "thread"))
+        return *(int *)field = 1, 0;
+    if (!strcasecmp(text, "caller"))
+        return *(int *)field = 0, 0;
+    snprintf(err, len, "expected thread or caller");
     return -1;
 }

@@ -13,6 +13,7 @@ typedef struct {
     int cuda_aware;     /* -1 = probe, 0 = no, 1 = yes */
     size_t staging_chunk; /* bytes per staged chunk */
     int single_copy;    /* intra-node pull of all_gather along dim > 0 */
+    int progress_thread; /* nonblocking collectives: 1 thread, 0 caller */
 } tcomm_config_t;
 
 typedef struct {
@@ -41,5 +42,7 @@ int tcomm_parse_seconds(const char *text, void *field, char *err, size_t len);
 int tcomm_parse_tristate(const char *text, void *field, char *err,
                          size_t len);
 int tcomm_parse_bytes(const char *text, void *field, char *err, size_t len);
+int tcomm_parse_progress(const char *text, void *field, char *err,
+                         size_t len);
 
 #endif /* TCOMM_CONFIG_H */

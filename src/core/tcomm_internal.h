@@ -115,7 +115,22 @@ struct tcomm_comm {
     uint64_t seq;      /* collectives entered on this communicator */
     tcomm_status_t failed; /* non-zero once the communicator is unusable */
     uint64_t trace_id; /* TCOMM_DEBUG=TRACE: its number, 0 until traced */
+    /* Nonblocking collectives (src/frontend/progress.c). */
+    int progress_thread_ok; /* the backend's ops may run on another thread
+                               (MPI: MPI_THREAD_MULTIPLE) */
+    struct tcomm_progress *progress; /* its progress thread, once started */
+    void (*stop_progress)(tcomm_comm_t *comm); /* drains it and joins */
+    int async_running; /* the progress thread is inside a collective */
+    int async_waiters; /* threads in tcomm_wait on this communicator */
 };
+
+/* A collective the progress thread runs while nobody waits for it: its
+ * TCOMM_TIMEOUT clock does not run yet (it bounds tcomm_wait). */
+static inline int tcomm_comm_unwaited(const tcomm_comm_t *comm)
+{
+    return __atomic_load_n(&comm->async_running, __ATOMIC_ACQUIRE) &&
+           !__atomic_load_n(&comm->async_waiters, __ATOMIC_ACQUIRE);
+}
 
 /* Whether comm's backend has the op at offset slot of its vtable: set,
  * and inside the table its size field describes (0: the slots of

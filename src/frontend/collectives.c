@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "tcomm_frontend.h"
+#include "tcomm_progress.h"
 #include "tcomm_log.h"
 #include "tcomm_trace.h"
 
@@ -176,7 +177,7 @@ static tcomm_status_t run_call(tcomm_comm_t *comm, const tcomm_call_t *c)
 
 /* TCOMM_DEBUG=TRACE: one line per call (src/frontend/trace.c); below it, no
  * clock is read. */
-static tcomm_status_t run(tcomm_comm_t *comm, const tcomm_call_t *c)
+tcomm_status_t tcomm_frontend_run(tcomm_comm_t *comm, const tcomm_call_t *c)
 {
     if (!comm || !TCOMM_TRACING())
         return run_call(comm, c);
@@ -184,6 +185,19 @@ static tcomm_status_t run(tcomm_comm_t *comm, const tcomm_call_t *c)
     tcomm_status_t st = run_call(comm, c);
     tcomm_trace_end(comm, c, st, t0);
     return st;
+}
+
+/* A blocking call: behind the nonblocking ones still in flight on comm,
+ * if any (tcomm_progress.h). */
+static tcomm_status_t run(tcomm_comm_t *comm, const tcomm_call_t *c)
+{
+    int queued = 0;
+    if (comm && comm->progress) {
+        tcomm_status_t st = tcomm_progress_run_blocking(comm, c, &queued);
+        if (queued)
+            return st;
+    }
+    return tcomm_frontend_run(comm, c);
 }
 
 #define CALL(k, f, ...)                                                     \

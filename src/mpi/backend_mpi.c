@@ -255,5 +255,7 @@ tcomm_status_t tcomm_comm_create_mpi(MPI_Comm mpi_comm, tcomm_comm_t **comm)
         return s;
     }
     st->owner = *comm;
+    tcomm_timeout_set_owner(st->timeout, *comm);
+    (*comm)->progress_thread_ok = tcomm_mpi_thread_multiple();
     return TCOMM_SUCCESS;
 }

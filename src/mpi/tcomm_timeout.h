@@ -22,6 +22,10 @@ tcomm_status_t tcomm_timeout_create(MPI_Comm comm, double seconds,
 /* Local: never waits for a peer. A buffer that an abandoned request may
  * still write into is left allocated. */
 void tcomm_timeout_destroy(tcomm_timeout_t *t, int failed);
+/* The handle whose nonblocking collectives t bounds: while its progress
+ * thread runs one that nobody waits for, the deadline keeps moving, so
+ * that TCOMM_TIMEOUT counts from the start of tcomm_wait. */
+void tcomm_timeout_set_owner(tcomm_timeout_t *t, const tcomm_comm_t *owner);
 
 /* Nonblocking forms of the backend's exchanges, polled until the deadline
  * of collective seq (set when a rank first enters seq). They return

@@ -55,8 +55,15 @@ struct tcomm_timeout {
     unsigned char *buf;   /* what pending requests read and write */
     size_t buf_len;
     int pending;          /* a request on buf was abandoned */
+    const tcomm_comm_t *owner; /* its handle: is anybody waiting? */
     struct tcomm_timeout *next_parked;
 };
+
+void tcomm_timeout_set_owner(tcomm_timeout_t *t, const tcomm_comm_t *owner)
+{
+    if (t)
+        t->owner = owner;
+}
 
 /* States whose request was abandoned: MPI may still write into their
  * buffer, so they are parked here, reachable, until the process ends. */
@@ -294,6 +301,8 @@ static tcomm_status_t wait_until_deadline(tcomm_timeout_t *t,
             t->pending = 1;
             return peer_gave_up(t, t->seq);
         }
+        if (t->owner && tcomm_comm_unwaited(t->owner)) /* a request */
+            t->deadline = MPI_Wtime() + t->seconds; /* bounds the wait */
         if (MPI_Wtime() > t->deadline) {
             rc = MPI_Test(req, &done, MPI_STATUS_IGNORE);
             if (rc == MPI_SUCCESS && done)
