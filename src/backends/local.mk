@@ -4,7 +4,8 @@
 # create functions of the absent ones (TCOMM_ERR_UNSUPPORTED).
 libtcomm_internal_la_SOURCES += src/backends/backend_identity.c \
 	src/backends/backend_local_world.h src/backends/backend_local.c \
-	src/backends/backend_local_colls.c src/backends/backend_absent.c
+	src/backends/backend_local_colls.c src/backends/backend_local_a2a.c \
+	src/backends/backend_absent.c
 
 include_HEADERS += include/tcomm_gloo.h include/tcomm_nccl.h
 
