@@ -13,7 +13,8 @@ include_HEADERS += include/tcomm_gloo.h include/tcomm_nccl.h
 # headers).
 if TCOMM_HAVE_GLOO
 noinst_LTLIBRARIES += src/backends/libtcomm_gloo.la
-src_backends_libtcomm_gloo_la_SOURCES = src/backends/backend_gloo.cc
+src_backends_libtcomm_gloo_la_SOURCES = src/backends/backend_gloo.cc \
+	src/backends/backend_gloo_a2a.cc src/backends/backend_gloo.h
 src_backends_libtcomm_gloo_la_CPPFLAGS = $(AM_CPPFLAGS) $(GLOO_CPPFLAGS)
 src_backends_libtcomm_gloo_la_CXXFLAGS = -std=gnu++17 -Wall -Wextra \
 	-Wno-unused-parameter -fvisibility=hidden
