@@ -34,7 +34,8 @@ endif
 # only place that sees the CUDA and NCCL headers).
 if TCOMM_HAVE_NCCL
 noinst_LTLIBRARIES += src/backends/libtcomm_nccl.la
-src_backends_libtcomm_nccl_la_SOURCES = src/backends/backend_nccl.c
+src_backends_libtcomm_nccl_la_SOURCES = src/backends/backend_nccl.c \
+	src/backends/backend_nccl_a2a.c src/backends/backend_nccl.h
 src_backends_libtcomm_nccl_la_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CPPFLAGS) \
 	$(NCCL_CPPFLAGS)
 src_backends_libtcomm_nccl_la_LIBADD = $(NCCL_LIBS)
