@@ -9,6 +9,25 @@
 # -- MPI backend, device tensors (sim, CUDA) --
 
 # -- the other backends (local, Gloo, NCCL, custom) --
+# The matrix of test/a2a_matrix.c (every dtype, op, dim pair, both
+# all_to_all_v modes with zero-size pieces) on the local backend (threads,
+# host and sim graphs) and on Gloo at 1-4 ranks.
+A2A_MATRIX_SOURCES = test/a2a_matrix.c test/a2a_matrix.h \
+	test/backend_matrix.c test/backend_matrix.h test/mpi_reference.c \
+	test/mpi_reference.h
+check_PROGRAMS += test/check_local_a2a
+test_check_local_a2a_SOURCES = test/check_local_a2a.c $(A2A_MATRIX_SOURCES)
+test_check_local_a2a_CFLAGS = $(BACKEND_TEST_CFLAGS)
+test_check_local_a2a_LDADD = $(BACKEND_TEST_LDADD)
+TESTS += test/check_local_a2a
+if TCOMM_HAVE_GLOO
+check_PROGRAMS += test/mpi_gloo_a2a
+test_mpi_gloo_a2a_SOURCES = test/mpi_gloo_a2a.c $(A2A_MATRIX_SOURCES)
+test_mpi_gloo_a2a_CFLAGS = $(BACKEND_TEST_CFLAGS)
+test_mpi_gloo_a2a_LDADD = $(BACKEND_TEST_LDADD)
+TESTS += test/mpi_gloo_a2a-np1.mpitest test/mpi_gloo_a2a-np2.mpitest \
+	test/mpi_gloo_a2a-np3.mpitest test/mpi_gloo_a2a-np4.mpitest
+endif
 
 # -- Fortran and the examples --
 
