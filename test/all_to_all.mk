@@ -20,6 +20,13 @@ test_check_local_a2a_SOURCES = test/check_local_a2a.c $(A2A_MATRIX_SOURCES)
 test_check_local_a2a_CFLAGS = $(BACKEND_TEST_CFLAGS)
 test_check_local_a2a_LDADD = $(BACKEND_TEST_LDADD)
 TESTS += test/check_local_a2a
+# A user backend: the three slots absent (size 0, NULL) or called with
+# the contract's sizes.
+check_PROGRAMS += test/check_custom_a2a
+test_check_custom_a2a_SOURCES = test/check_custom_a2a.c
+test_check_custom_a2a_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+test_check_custom_a2a_LDADD = $(BACKEND_TEST_LDADD)
+TESTS += test/check_custom_a2a
 if TCOMM_HAVE_GLOO
 check_PROGRAMS += test/mpi_gloo_a2a
 test_mpi_gloo_a2a_SOURCES = test/mpi_gloo_a2a.c $(A2A_MATRIX_SOURCES)

@@ -49,15 +49,13 @@ static void run_world(int n, space_t space, int deterministic)
         job[r].deterministic = deterministic;
         tcomm_device_t host = {TCOMM_DEVICE_HOST, 0};
         tcomm_status_t st =
-            space == ON_SIM
-                ? tcomm_graph_create_sim_flags(r, TCOMM_SIM_TAGGED,
-                                               &job[r].m.graph)
-                : tcomm_graph_create(host, &job[r].m.graph);
+            space == ON_SIM ? tcomm_graph_create_sim_flags(r, TCOMM_SIM_TAGGED,
+                                                           &job[r].m.graph)
+                            : tcomm_graph_create(host, &job[r].m.graph);
         ck_assert_int_eq(st, TCOMM_SUCCESS);
     }
     for (int r = 0; r < n; r++)
-        ck_assert_int_eq(pthread_create(&th[r], NULL, thread_main, &job[r]),
-                         0);
+        ck_assert_int_eq(pthread_create(&th[r], NULL, thread_main, &job[r]), 0);
     for (int r = 0; r < n; r++)
         pthread_join(th[r], NULL);
     for (int r = 0; r < n; r++) {

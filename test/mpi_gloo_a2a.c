@@ -13,9 +13,9 @@
 #include <unistd.h>
 
 #include "a2a_matrix.h"
+#include "mpi_suite.h"
 #include "tcomm_gloo.h"
 #include "tcomm_sim.h"
-#include "mpi_suite.h"
 
 static char store[256];
 static int rank, nranks;
@@ -24,11 +24,11 @@ static tcomm_graph_t *graph;
 
 static void matrix_in_mode(int deterministic)
 {
-    ck_assert_int_eq(tcomm_comm_set_attr(comm, TCOMM_ATTR_DETERMINISTIC,
-                                         deterministic),
-                     TCOMM_SUCCESS);
-    matrix_ctx_t c = {.comm = comm, .graph = graph, .rank = rank,
-                      .nranks = nranks};
+    ck_assert_int_eq(
+        tcomm_comm_set_attr(comm, TCOMM_ATTR_DETERMINISTIC, deterministic),
+        TCOMM_SUCCESS);
+    matrix_ctx_t c = {
+        .comm = comm, .graph = graph, .rank = rank, .nranks = nranks};
     a2a_matrix(&c);
     if (deterministic)
         a2a_matrix_ordered_fold(&c);
@@ -62,15 +62,16 @@ START_TEST(device_graphs_are_refused)
     for (int k = 0; k < 3; k++) {
         char prefix[32];
         snprintf(prefix, sizeof prefix, "refuse%d", k);
-        tcomm_gloo_options_t o = {.store_dir = store, .prefix = prefix,
-                                  .rank = rank, .world_size = nranks};
+        tcomm_gloo_options_t o = {.store_dir = store,
+                                  .prefix = prefix,
+                                  .rank = rank,
+                                  .world_size = nranks};
         tcomm_comm_t *c;
         ck_assert_int_eq(tcomm_comm_create_gloo(&o, &c), TCOMM_SUCCESS);
         tcomm_status_t st =
             k == 0   ? tcomm_all_to_all(c, in, 0, 1, &out)
             : k == 1 ? tcomm_all_to_all_v(c, in, 0, sizes, 0, &out)
-                     : tcomm_reduce_scatter_v(c, in, TCOMM_SUM, 0, sizes,
-                                              &out);
+                     : tcomm_reduce_scatter_v(c, in, TCOMM_SUM, 0, sizes, &out);
         ck_assert_int_eq(st, TCOMM_ERR_UNSUPPORTED);
         ck_assert_ptr_nonnull(strstr(tcomm_last_error(), "host tensors only"));
         ck_assert_ptr_null(out);
@@ -111,8 +112,10 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     make_store();
-    tcomm_gloo_options_t o = {.store_dir = store, .prefix = "mpi_gloo_a2a",
-                              .rank = rank, .world_size = nranks};
+    tcomm_gloo_options_t o = {.store_dir = store,
+                              .prefix = "mpi_gloo_a2a",
+                              .rank = rank,
+                              .world_size = nranks};
     tcomm_device_t host = {TCOMM_DEVICE_HOST, 0};
     if (tcomm_comm_create_gloo(&o, &comm) != TCOMM_SUCCESS ||
         tcomm_graph_create(host, &graph) != TCOMM_SUCCESS) {
