@@ -44,6 +44,15 @@ test_mpi_gloo_a2a_LDADD = $(BACKEND_TEST_LDADD)
 TESTS += test/mpi_gloo_a2a-np1.mpitest test/mpi_gloo_a2a-np2.mpitest \
 	test/mpi_gloo_a2a-np3.mpitest test/mpi_gloo_a2a-np4.mpitest
 endif
+# NCCL on CUDA graphs: skips (77) without a device per rank.
+if TCOMM_HAVE_NCCL
+check_PROGRAMS += test/gpu/gpu_nccl_a2a
+test_gpu_gpu_nccl_a2a_SOURCES = test/gpu/gpu_nccl_a2a.c $(A2A_MATRIX_SOURCES)
+test_gpu_gpu_nccl_a2a_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CPPFLAGS) \
+	-I$(top_srcdir)/test
+test_gpu_gpu_nccl_a2a_LDADD = libtcomm_internal.la
+TESTS += test/gpu/gpu_nccl_a2a-np1.mpitest test/gpu/gpu_nccl_a2a-np2.mpitest
+endif
 
 # -- Fortran and the examples --
 
