@@ -200,8 +200,11 @@ static tcomm_status_t reduce_each(const nccl_state_t *s, tcomm_cuda_ctx_t *ctx,
     tcomm_status_t st = TCOMM_SUCCESS;
     NCCL_CHECK_GOTO(ncclGroupStart(), st, ret);
     for (int r = 0; r < s->size; r++) {
-        if (cnt[r]) /* out is read only on the root, rank r */
-            NCCL_CHECK_GOTO(ncclReduce(src + off * es, out, cnt[r],
+        /* NCCL writes recvbuff only on the root, rank r (out there);
+         * elsewhere out may be empty: the chunk itself stands in */
+        void *recv = r == s->rank ? out : (void *)(src + off * es);
+        if (cnt[r])
+            NCCL_CHECK_GOTO(ncclReduce(src + off * es, recv, cnt[r],
                                        nccl_type(d), nccl_op(op), r, s->nccl,
                                        ctx->stream),
                             st, end);
