@@ -29,6 +29,14 @@ test_check_local_a2a_SOURCES = test/check_local_a2a.c $(A2A_MATRIX_SOURCES)
 test_check_local_a2a_CFLAGS = $(BACKEND_TEST_CFLAGS)
 test_check_local_a2a_LDADD = $(BACKEND_TEST_LDADD)
 TESTS += test/check_local_a2a
+# The local backend as the MPI backend's bitwise reference (deterministic
+# mode); skips while the MPI slots are the scaffolding's placeholders.
+check_PROGRAMS += test/mpi_vs_local_a2a
+test_mpi_vs_local_a2a_SOURCES = test/mpi_vs_local_a2a.c $(A2A_MATRIX_SOURCES)
+test_mpi_vs_local_a2a_CFLAGS = $(BACKEND_TEST_CFLAGS)
+test_mpi_vs_local_a2a_LDADD = $(BACKEND_TEST_LDADD)
+TESTS += test/mpi_vs_local_a2a-np1.mpitest test/mpi_vs_local_a2a-np2.mpitest \
+	test/mpi_vs_local_a2a-np3.mpitest test/mpi_vs_local_a2a-np4.mpitest
 # A user backend: the three slots absent (size 0, NULL) or called with
 # the contract's sizes.
 check_PROGRAMS += test/check_custom_a2a
