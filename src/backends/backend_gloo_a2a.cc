@@ -4,9 +4,10 @@
  * alltoallv; along a split dim > 0 the host kernel packs each rank's
  * piece contiguous first, along a concat dim > 0 it interleaves the
  * received pieces after. reduce_scatter_v packs the uneven chunks the
- * same way, reduces the whole (Gloo's ring with tcomm's element kernels,
- * or in deterministic mode the gathered inputs folded in rank order) and
- * keeps this rank's chunk, as reduce_scatter does with equal ones. */
+ * same way and either reduces the whole with Gloo's ring (tcomm's element
+ * kernels) and keeps this rank's chunk, or in deterministic mode sends
+ * chunk r to rank r (alltoallv) and folds the copies it receives in rank
+ * order; reduce_scatter is the same with equal chunks. */
 #include <cstring>
 #include <new>
 
@@ -19,9 +20,11 @@ extern "C" {
 }
 #include "tcomm_log.h"
 
-namespace tcomm_gloo {
+namespace tcomm_gloo
+{
 
-namespace {
+namespace
+{
 
 /* A tensor seen around dim: the product of the dims before, after. */
 void around(const tcomm_tensor_t *t, int dim, size_t *outer, size_t *inner)
@@ -46,6 +49,18 @@ char *nonnull(char *p)
 {
     static char none;
     return p ? p : &none;
+}
+
+/* Gloo's alltoallv on bytes: cnt_s[r] from src to rank r, cnt_c[r] from
+ * rank r into dst, both back to back. Throws as Gloo does. */
+void alltoallv_bytes(gloo_state *st, const char *src,
+                     std::vector<int64_t> &cnt_s, char *dst,
+                     std::vector<int64_t> &cnt_c)
+{
+    gloo::AlltoallvOptions o(st->ctx);
+    o.setInput(nonnull(const_cast<char *>(src)), cnt_s);
+    o.setOutput(nonnull(dst), cnt_c);
+    gloo::alltoallv(o);
 }
 
 /* This rank sends send[j] along split to rank j; the piece from rank r
@@ -101,12 +116,7 @@ tcomm_status_t exchange(gloo_state *st, const tcomm_tensor_t *in, int split,
             gloo::alltoall(o);
         });
     } else {
-        GLOO_TRY("alltoallv", {
-            gloo::AlltoallvOptions o(st->ctx);
-            o.setInput(nonnull(src), cnt_s);
-            o.setOutput(nonnull(land), cnt_c);
-            gloo::alltoallv(o);
-        });
+        GLOO_TRY("alltoallv", alltoallv_bytes(st, src, cnt_s, land, cnt_c));
     }
     if (land != dst)
         tcomm_host_gather_unpack(land, dst, es, outer_c, st->size,
@@ -124,7 +134,8 @@ tcomm_status_t all_to_all(void *s, const tcomm_tensor_t *in, int split_dim,
     if (host_only(in, fn) != TCOMM_SUCCESS)
         return TCOMM_ERR_UNSUPPORTED;
     size_t c = tcomm_tensor_dim(in, split_dim) / static_cast<size_t>(st->size);
-    size_t from = split_dim == concat_dim ? c : tcomm_tensor_dim(in, concat_dim);
+    size_t from =
+        split_dim == concat_dim ? c : tcomm_tensor_dim(in, concat_dim);
     std::vector<size_t> send, recv;
     try {
         send.assign(static_cast<size_t>(st->size), c);
@@ -136,17 +147,16 @@ tcomm_status_t all_to_all(void *s, const tcomm_tensor_t *in, int split_dim,
                     out, 1, fn);
 }
 
-tcomm_status_t all_to_all_v(void *s, const tcomm_tensor_t *in,
-                            int split_dim, const size_t *send_sizes,
-                            int concat_dim, const size_t *recv_sizes,
-                            tcomm_tensor_t *out)
+tcomm_status_t all_to_all_v(void *s, const tcomm_tensor_t *in, int split_dim,
+                            const size_t *send_sizes, int concat_dim,
+                            const size_t *recv_sizes, tcomm_tensor_t *out)
 {
     static const char fn[] = "tcomm_all_to_all_v";
     gloo_state *st = static_cast<gloo_state *>(s);
     if (host_only(in, fn) != TCOMM_SUCCESS)
         return TCOMM_ERR_UNSUPPORTED;
-    return exchange(st, in, split_dim, send_sizes, concat_dim, recv_sizes,
-                    out, 0, fn);
+    return exchange(st, in, split_dim, send_sizes, concat_dim, recv_sizes, out,
+                    0, fn);
 }
 
 tcomm_status_t reduce_scatter_v(void *s, const tcomm_tensor_t *in,
@@ -170,16 +180,23 @@ tcomm_status_t reduce_scatter_v(void *s, const tcomm_tensor_t *in,
         return TCOMM_SUCCESS;
     int det = deterministic(st);
     std::vector<char> packed;
+    std::vector<int64_t> cnt_s, cnt_c; /* deterministic: chunk r to r */
     try {
         packed.resize(len);
-        if (det)
-            st->tmp.resize(len * static_cast<size_t>(st->size));
+        if (det) {
+            st->tmp.resize(mine * es * static_cast<size_t>(st->size));
+            cnt_c.assign(static_cast<size_t>(st->size),
+                         static_cast<int64_t>(mine * es));
+            for (int r = 0; r < st->size; r++)
+                cnt_s.push_back(
+                    static_cast<int64_t>(outer * sizes[r] * inner * es));
+        }
         if (outer > 1) {
             std::vector<size_t> seg(static_cast<size_t>(st->size));
             for (int r = 0; r < st->size; r++)
                 seg[r] = sizes[r] * inner;
-            tcomm_host_split_pack(bytes(in), packed.data(), es, outer,
-                                  st->size, seg.data());
+            tcomm_host_split_pack(bytes(in), packed.data(), es, outer, st->size,
+                                  seg.data());
         } else {
             std::memcpy(packed.data(), bytes(in), len);
         }
@@ -188,10 +205,11 @@ tcomm_status_t reduce_scatter_v(void *s, const tcomm_tensor_t *in,
     }
     tcomm_status_t folded = TCOMM_SUCCESS;
     GLOO_TRY("reduce_scatter", {
-        if (det) {
+        if (det) { /* every rank's copy of our chunk, in rank order */
             TCOMM_TRACE_PATH("gloo_ordered_fold");
-            gather_all(st, packed.data(), len, st->tmp.data());
-            folded = fold(st, d, op, st->tmp.data(), n, at, dst, mine);
+            alltoallv_bytes(st, packed.data(), cnt_s, st->tmp.data(), cnt_c);
+            if (mine)
+                folded = fold(st, d, op, st->tmp.data(), mine, 0, dst, mine);
         } else {
             TCOMM_TRACE_PATH("gloo_ring_allreduce");
             ring_allreduce(st, d, op, packed.data(), n);
