@@ -194,11 +194,14 @@ int tcomm_a2a_pack(const tcomm_a2a_plan_t *p, const void *in, void *out,
 
     if (n > TCOMM_STACK_RANKS)
         c = malloc(4 * (size_t)n * sizeof *c);
-    if (pack)
-        stmp = malloc(p->souter * p->stotal * es + 1);
-    if (unpack)
-        rtmp = malloc(p->router * p->rtotal * es + 1);
-    ok = c != NULL && (!pack || stmp) && (!unpack || rtmp);
+    /* one allocation for both: a second large one costs a fresh mmap
+     * and its page faults on every call (glibc), 10x the exchange */
+    if (pack || unpack) {
+        size_t sb = pack ? p->souter * p->stotal * es : 0;
+        stmp = malloc(sb + (unpack ? p->router * p->rtotal * es : 0) + 1);
+        rtmp = stmp && unpack ? stmp + sb : NULL;
+    }
+    ok = c != NULL && (!(pack || unpack) || stmp);
     /* every rank must have its temporaries, or nobody goes on */
     if (any_tmp)
         rc = MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
@@ -223,7 +226,6 @@ int tcomm_a2a_pack(const tcomm_a2a_plan_t *p, const void *in, void *out,
         *path = pack_word(*path, pack, unpack);
     }
     free(stmp);
-    free(rtmp);
     if (c != stack)
         free(c);
     return rc;

@@ -9,7 +9,8 @@ libtcomm_internal_la_SOURCES += \
 	src/mpi/allgather_dim.c src/mpi/allgather_pull.c \
 	src/mpi/reduce_scatter_dim.c \
 	src/mpi/all_to_all.c src/mpi/alltoall_flat.c \
-	src/mpi/alltoall_strided.c src/mpi/reduce_scatter_v.c \
+	src/mpi/alltoall_strided.c src/mpi/alltoall_pull.c \
+	src/mpi/reduce_scatter_v.c \
 	src/mpi/timeout.c src/mpi/cuda_aware_probe.c
 
 include src/mpi/device/local.mk

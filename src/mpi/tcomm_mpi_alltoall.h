@@ -66,6 +66,12 @@ int tcomm_a2a_vector(const tcomm_a2a_plan_t *p, const void *in, void *out,
  * layouts only), landing in place. */
 int tcomm_a2a_rows(const tcomm_a2a_plan_t *p, const void *in, void *out,
                    MPI_Comm comm);
+/* (e) on one node: each rank reads its blocks from the peers' inputs
+ * into place (process_vm_readv; src/mpi/alltoall_pull.c). *done = 0 when
+ * it did not apply (off, not one node, a rank could not read): then out
+ * must be written by another path. The same *done on every rank. */
+int tcomm_a2a_pull(const tcomm_a2a_plan_t *p, const void *in, void *out,
+                   MPI_Comm comm, int *done);
 /* Do the counts and strides fit the int arguments of (b), (c), (d)?
  * The same answer on every rank of an equal call. */
 int tcomm_a2a_fits_int(const tcomm_a2a_plan_t *p);
