@@ -220,8 +220,8 @@ int tcomm_a2a_rows(const tcomm_a2a_plan_t *p, const void *in, void *out,
  *   4 KiB  0/1   1.80    2.32    2.59   7.25    6.11   pack
  *          1/0   1.50    3.52    3.24  13.35    7.72   pack
  *          1/1   1.62    4.48    4.35  13.17   36.09   pack
- *  64 KiB  0/1   1.31    1.38    1.30   1.77    1.28   vec
- *          1/0   2.18    2.23    1.65   3.55    1.58   vec
+ *  64 KiB  0/1   1.31    1.38    1.30   1.77    1.28   pull
+ *          1/0   2.18    2.23    1.65   3.55    1.58   pull
  *          1/1   2.40    2.31    1.68   2.81    5.35   vec
  * 256 KiB  0/1   1.38    1.34    1.57   5.21    1.11   pull
  *          1/0   2.19    1.40    1.83   1.69    1.27   pull
@@ -236,22 +236,27 @@ int tcomm_a2a_rows(const tcomm_a2a_plan_t *p, const void *in, void *out,
  *          1/0   1.73    3.31    3.43   1.09    1.01   pull
  *          1/1  10.18    4.40    4.28   1.18    0.66   pull
  *
+ * A second run, at load 3-5, had the pull further ahead at 64 KiB (1.14
+ * and 1.36 against 1.30-3.71); at 16 KiB it lost in the first run (1.37
+ * and 1.69 against 0.90 and 0.96). Hence its threshold of 64 KiB.
+ *
  * Why: MPI_Alltoall of contiguous blocks is one copy per byte (vader's
  * CMA rendezvous); a derived datatype or a temporary is two (copy-in/
  * copy-out, or the exchange plus pack/unpack), and one message per row
  * costs ~2-5 us a row, hidden only once rows are tens of KiB. The pull
  * is the single copy with the strides in its scatter lists; it has ~4 us
  * of fixed cost (two small MPI calls) and ~0.3 us per remote row, so it
- * goes first from 256 KiB with one strided side and from 1 MiB with
- * two. Below, and where it cannot run (not one node, no ptrace rights):
- * the temporary under 16 KiB (a few memcpy of little data beat any
+ * goes first from 64 KiB with one strided side and from 1 MiB with two.
+ * Below, and where it cannot run (not one node, no ptrace rights): the
+ * temporary under 16 KiB (a few memcpy of little data beat any
  * datatype), per-peer vector messages under 256 KiB, then per-run
  * messages where a run has 32 KiB or more, else MPI_Alltoallw with two
- * strided sides and the temporary with one. (The temporary is kept off
- * two strided sides above 16 KiB: its 2x-sized buffer, fresh from mmap
- * each call, cost 10x at 16 MiB.) Every term is the same on every rank
- * of an equal call. */
-#define PULL_MIN_ONE ((size_t)256 << 10)
+ * strided sides and the temporary with one. The temporary is kept off
+ * two strided sides above 16 KiB: its buffer is twice the tensor, and
+ * above glibc's 32 MiB mmap ceiling it comes fresh from mmap on every
+ * call, its page faults costing 10x at 16 MiB. Every term is the same
+ * on every rank of an equal call. */
+#define PULL_MIN_ONE ((size_t)64 << 10)
 #define PULL_MIN_TWO ((size_t)1 << 20)
 #define PACK_MAX ((size_t)16 << 10)
 #define VECTOR_MAX ((size_t)256 << 10)
