@@ -22,7 +22,7 @@ int tcomm_a2a_fits_int(const tcomm_a2a_plan_t *p)
     return p->souter <= lim && p->router <= lim && p->stotal <= lim &&
            p->rtotal <= lim && p->souter * p->stotal * p->es <= INT_MAX &&
            p->router * p->rtotal * p->es <= INT_MAX &&
-           2 * p->nranks <= ROWS_WINDOW;
+           p->nranks <= TCOMM_STACK_RANKS && 2 * p->nranks <= ROWS_WINDOW;
 }
 
 /* [outer][w] at a stride of total elements: (count, type) for MPI. The

@@ -72,7 +72,8 @@ int tcomm_a2a_rows(const tcomm_a2a_plan_t *p, const void *in, void *out,
  * must be written by another path. The same *done on every rank. */
 int tcomm_a2a_pull(const tcomm_a2a_plan_t *p, const void *in, void *out,
                    MPI_Comm comm, int *done);
-/* Do the counts and strides fit the int arguments of (b), (c), (d)?
+/* Do the counts and strides fit the int arguments of (b), (c), (d), and
+ * their per-rank arrays the stack (at most TCOMM_STACK_RANKS ranks)?
  * The same answer on every rank of an equal call. */
 int tcomm_a2a_fits_int(const tcomm_a2a_plan_t *p);
 /* The dispatch among them for an equal call (strided somewhere). */
