@@ -115,6 +115,11 @@ struct tcomm_comm {
     uint64_t seq;      /* collectives entered on this communicator */
     tcomm_status_t failed; /* non-zero once the communicator is unusable */
     uint64_t trace_id; /* TCOMM_DEBUG=TRACE: its number, 0 until traced */
+    /* all_to_all_v being dispatched: the largest size along its dim of
+     * any rank's input or output, from the front end's exchange, so that
+     * a backend can choose a path alike on every rank without another
+     * round (the MPI backend: does every count fit MPI's int?). */
+    size_t a2a_extent_max;
 };
 
 /* Whether comm's backend has the op at offset slot of its vtable: set,
