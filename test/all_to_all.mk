@@ -16,6 +16,16 @@ TESTS += test/mpi_all_to_all_errors-np1.mpitest \
 # -- MPI backend, host tensors --
 
 # -- MPI backend, device tensors (sim, CUDA) --
+# reduce_scatter_v on host tensors (the MPI backend's host path).
+check_PROGRAMS += test/mpi_reduce_scatter_v
+test_mpi_reduce_scatter_v_SOURCES = test/mpi_reduce_scatter_v.c \
+	test/mpi_reference.c test/mpi_reference.h
+test_mpi_reduce_scatter_v_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+test_mpi_reduce_scatter_v_LDADD = libtcomm_internal.la $(CHECK_LIBS)
+TESTS += test/mpi_reduce_scatter_v-np1.mpitest \
+	test/mpi_reduce_scatter_v-np2.mpitest \
+	test/mpi_reduce_scatter_v-np3.mpitest \
+	test/mpi_reduce_scatter_v-np4.mpitest
 
 # -- the other backends (local, Gloo, NCCL, custom) --
 
