@@ -26,6 +26,16 @@ TESTS += test/mpi_reduce_scatter_v-np1.mpitest \
 	test/mpi_reduce_scatter_v-np2.mpitest \
 	test/mpi_reduce_scatter_v-np3.mpitest \
 	test/mpi_reduce_scatter_v-np4.mpitest
+# all_to_all, all_to_all_v and reduce_scatter_v on sim graphs, staged
+# and direct.
+check_PROGRAMS += test/mpi_device_a2a
+test_mpi_device_a2a_SOURCES = test/mpi_device_a2a.c \
+	test/mpi_device_a2a_ref.c test/mpi_device_a2a_ref.h \
+	test/mpi_reference.c test/mpi_reference.h
+test_mpi_device_a2a_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+test_mpi_device_a2a_LDADD = libtcomm_internal.la $(CHECK_LIBS)
+TESTS += test/mpi_device_a2a-np1.mpitest test/mpi_device_a2a-np2.mpitest \
+	test/mpi_device_a2a-np3.mpitest test/mpi_device_a2a-np4.mpitest
 
 # -- the other backends (local, Gloo, NCCL, custom) --
 
