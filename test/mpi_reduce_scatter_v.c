@@ -3,7 +3,8 @@
  * every dtype x op along every dim of 1-4-d shapes, with uneven, equal
  * and zero-size chunks (the dim-0 MPI_Reduce_scatter, reduce_scatter's
  * pipeline for equal chunks along dim > 0, split_pack + MPI_Reduce_scatter
- * for uneven ones), NaN propagation of float MIN/MAX, empty tensors, the
+ * for uneven ones, its temporary on the stack or the heap), NaN
+ * propagation of float MIN/MAX, empty tensors, the
  * large-count splitting path (count limit lowered by the test hook), and
  * TCOMM_DETERMINISTIC=1, whose result must be bit for bit the left fold
  * in rank order that every rank computes itself, for every rank's chunk
@@ -151,6 +152,19 @@ START_TEST(empty_tensors)
 }
 END_TEST
 
+/* Inputs above the 16 KiB that the packed temporary takes on the stack:
+ * the malloc'd and agreed one. */
+START_TEST(big_uneven_along_dim_1)
+{
+    static const size_t b3[3] = {64, 0, 16};
+    for (int p = 0; p < NPATTERNS; p++) {
+        rsv_case(TCOMM_F64, TCOMM_SUM, 3, b3, 1, p);
+        rsv_case(TCOMM_BF16, TCOMM_MAX, 3, b3, 1, p);
+        rsv_case(TCOMM_I32, TCOMM_PROD, 3, b3, 2, p);
+    }
+}
+END_TEST
+
 /* At most 7 elements per MPI call: the per-block MPI_Reduce fallback of
  * tcomm_mpi_reduce_scatter_counts (counts above INT_MAX take it where
  * MPI has no large-count call). */
@@ -287,6 +301,7 @@ int main(int argc, char **argv)
     tcase_set_timeout(tc, 0);
     tcase_add_loop_test(tc, every_dtype_op_dim, 0, TCOMM_DTYPE_COUNT);
     tcase_add_test(tc, empty_tensors);
+    tcase_add_test(tc, big_uneven_along_dim_1);
     tcase_add_test(tc, large_count_splitting_path);
     tcase_add_loop_test(tc, deterministic_left_fold, 0, 2);
     suite_add_tcase(s, tc);

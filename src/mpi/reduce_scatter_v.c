@@ -34,13 +34,23 @@ static void note_path(tcomm_mpi_state_t *st, unsigned bit, const char *path,
     }
 }
 
-/* A temporary of bytes that every rank got (one MPI_Allreduce), so that
- * no rank is left waiting in the collective when another could not
- * allocate: MPI_ERR_NO_MEM on every rank then. */
-static int agreed_alloc(size_t bytes, char **buf, MPI_Comm comm)
+/* Temporaries up to this size live on the stack (no failure to agree
+ * on), as in reduce_scatter_dim.c. */
+#define TCOMM_RSV_STACK ((size_t)16 << 10)
+
+/* A temporary of bytes: on the stack if it fits, else malloc'd and agreed
+ * (one MPI_Allreduce), so that no rank is left waiting in the collective
+ * when another could not allocate: MPI_ERR_NO_MEM on every rank then.
+ * The ranks agree on which: bytes is the same on every rank. */
+static int agreed_alloc(size_t bytes, char *stack, char **buf,
+                        MPI_Comm comm)
 {
     int ok, all = 0;
-    *buf = malloc(bytes ? bytes : 1);
+    if (bytes <= TCOMM_RSV_STACK) {
+        *buf = stack;
+        return MPI_SUCCESS;
+    }
+    *buf = malloc(bytes);
     ok = *buf != NULL;
     int rc = MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
     if (rc == MPI_SUCCESS && !all)
@@ -85,14 +95,15 @@ static int reduce_scatter_v_mpi(tcomm_mpi_state_t *st,
               "uneven chunks along dim > 0: split_pack + "
               "MPI_Reduce_scatter");
     size_t es = tcomm_dtype_size(in->dtype);
-    char *tmp;
-    int rc = agreed_alloc(in->nbytes, &tmp, st->comm);
+    char stack[TCOMM_RSV_STACK], *tmp;
+    int rc = agreed_alloc(in->nbytes, stack, &tmp, st->comm);
     if (rc != MPI_SUCCESS)
         return rc;
     tcomm_host_split_pack(in->data, tmp, es, outer, n, seg);
     rc = tcomm_mpi_reduce_scatter_counts(tmp, out->data, count, in->dtype,
                                          mop, st->comm);
-    free(tmp);
+    if (tmp != stack)
+        free(tmp);
     return rc;
 }
 
