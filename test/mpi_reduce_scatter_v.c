@@ -3,7 +3,7 @@
  * every dtype x op along every dim of 1-4-d shapes, with uneven, equal
  * and zero-size chunks (the dim-0 MPI_Reduce_scatter, reduce_scatter's
  * pipeline for equal chunks along dim > 0, split_pack + MPI_Reduce_scatter
- * for uneven ones, its temporary on the stack or the heap), NaN
+ * for uneven ones, whole or in pipelined groups of rows), NaN
  * propagation of float MIN/MAX, empty tensors, the
  * large-count splitting path (count limit lowered by the test hook), and
  * TCOMM_DETERMINISTIC=1, whose result must be bit for bit the left fold
@@ -152,15 +152,21 @@ START_TEST(empty_tensors)
 }
 END_TEST
 
-/* Inputs above the 16 KiB that the packed temporary takes on the stack:
- * the malloc'd and agreed one. */
+/* Inputs above the 16 KiB that the packed temporary takes on the stack
+ * (the cached or malloc'd and agreed one), and of several pipeline
+ * groups (512 KiB for two): of rows, and of pieces of rows wider than a
+ * group. */
 START_TEST(big_uneven_along_dim_1)
 {
-    static const size_t b3[3] = {64, 0, 16};
+    static const size_t b3[3] = {64, 0, 16}, rows[3] = {2048, 0, 8};
+    static const size_t wide[3] = {2, 0, 30000}; /* rows > 256 KiB */
     for (int p = 0; p < NPATTERNS; p++) {
         rsv_case(TCOMM_F64, TCOMM_SUM, 3, b3, 1, p);
         rsv_case(TCOMM_BF16, TCOMM_MAX, 3, b3, 1, p);
         rsv_case(TCOMM_I32, TCOMM_PROD, 3, b3, 2, p);
+        rsv_case(TCOMM_F32, TCOMM_SUM, 3, rows, 1, p);
+        rsv_case(TCOMM_BF16, TCOMM_MIN, 3, rows, 1, p);
+        rsv_case(TCOMM_F32, TCOMM_MAX, 3, wide, 1, p);
     }
 }
 END_TEST

@@ -9,6 +9,7 @@ libtcomm_internal_la_SOURCES += \
 	src/mpi/allgather_dim.c src/mpi/allgather_pull.c \
 	src/mpi/reduce_scatter_dim.c \
 	src/mpi/all_to_all.c src/mpi/reduce_scatter_v.c \
+	src/mpi/reduce_scatter_v_pipe.c \
 	src/mpi/timeout.c src/mpi/cuda_aware_probe.c
 
 include src/mpi/device/local.mk

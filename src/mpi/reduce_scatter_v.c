@@ -10,7 +10,9 @@
  *     (src/mpi/reduce_scatter_dim.c, pipelined);
  *   dim > 0, uneven: split_pack into a rank-major temporary, then the
  *     dim-0 form, whose result lands in out directly (block r of the
- *     temporary is [outer][sizes[r] * inner], out's layout on rank r).
+ *     temporary is [outer][sizes[r] * inner], out's layout on rank r);
+ *     in pipelined groups (reduce_scatter_v_pipe.c) where there are at
+ *     least two, whole otherwise.
  * The op is tcomm_mpi_op's (MPI's built-in where exact, tcomm's user ops
  * for f16/bf16 and NaN-propagating MIN/MAX); AVG is SUM and one division.
  * Counts above the MPI limit go through tcomm_mpi_reduce_scatter_counts. */
@@ -22,7 +24,7 @@
 #include "tcomm_mpi_kernels.h"
 #include "tcomm_mpi_reshape.h"
 
-/* TCOMM_DEBUG=INFO reports a path once per communicator (bits 12-15 of
+/* TCOMM_DEBUG=INFO reports a path once per communicator (bits 11-15 of
  * paths_logged); TRACE names it for the call's line. */
 static void note_path(tcomm_mpi_state_t *st, unsigned bit, const char *path,
                       const char *what)
@@ -32,34 +34,6 @@ static void note_path(tcomm_mpi_state_t *st, unsigned bit, const char *path,
         st->paths_logged |= 1u << bit;
         TCOMM_INFO(st->rank, "reduce_scatter_v: %s", what);
     }
-}
-
-/* Temporaries up to this size live on the stack (no failure to agree
- * on), as in reduce_scatter_dim.c. */
-#define TCOMM_RSV_STACK ((size_t)16 << 10)
-
-/* A temporary of bytes: on the stack if it fits, else malloc'd and agreed
- * (one MPI_Allreduce), so that no rank is left waiting in the collective
- * when another could not allocate: MPI_ERR_NO_MEM on every rank then.
- * The ranks agree on which: bytes is the same on every rank. */
-static int agreed_alloc(size_t bytes, char *stack, char **buf,
-                        MPI_Comm comm)
-{
-    int ok, all = 0;
-    if (bytes <= TCOMM_RSV_STACK) {
-        *buf = stack;
-        return MPI_SUCCESS;
-    }
-    *buf = malloc(bytes);
-    ok = *buf != NULL;
-    int rc = MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
-    if (rc == MPI_SUCCESS && !all)
-        rc = MPI_ERR_NO_MEM;
-    if (rc != MPI_SUCCESS) {
-        free(*buf);
-        *buf = NULL;
-    }
-    return rc;
 }
 
 static int all_equal(const size_t *sizes, int n)
@@ -91,19 +65,26 @@ static int reduce_scatter_v_mpi(tcomm_mpi_state_t *st,
         return tcomm_mpi_reduce_scatter_dim(in->data, out->data, in->dtype,
                                             mop, outer, seg[0], st->comm);
     }
-    note_path(st, 14, "mpi_reduce_scatter_pack",
+    int done, rc = tcomm_mpi_reduce_scatter_v_pipe(
+        in->data, out->data, in->dtype, mop, outer, seg, st->comm, &done);
+    if (rc != MPI_SUCCESS || done) {
+        note_path(st, 14, "mpi_reduce_scatter_pipe",
+                  "uneven chunks along dim > 0: pipelined split_pack + "
+                  "MPI_Ireduce_scatter");
+        return rc;
+    }
+    note_path(st, 11, "mpi_reduce_scatter_pack",
               "uneven chunks along dim > 0: split_pack + "
               "MPI_Reduce_scatter");
-    size_t es = tcomm_dtype_size(in->dtype);
-    char stack[TCOMM_RSV_STACK], *tmp;
-    int rc = agreed_alloc(in->nbytes, stack, &tmp, st->comm);
+    char stack[TCOMM_RS_STACK], *tmp;
+    rc = tcomm_rs_alloc(in->nbytes, stack, &tmp, st->comm);
     if (rc != MPI_SUCCESS)
         return rc;
-    tcomm_host_split_pack(in->data, tmp, es, outer, n, seg);
+    tcomm_host_split_pack(in->data, tmp, tcomm_dtype_size(in->dtype), outer,
+                          n, seg);
     rc = tcomm_mpi_reduce_scatter_counts(tmp, out->data, count, in->dtype,
                                          mop, st->comm);
-    if (tmp != stack)
-        free(tmp);
+    tcomm_rs_free(tmp, stack);
     return rc;
 }
 
