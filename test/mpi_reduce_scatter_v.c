@@ -154,12 +154,13 @@ END_TEST
 
 /* Inputs above the 16 KiB that the packed temporary takes on the stack
  * (the cached or malloc'd and agreed one), and of several pipeline
- * groups (512 KiB for two): of rows, and of pieces of rows wider than a
- * group. */
+ * groups (512 KiB for two): of rows, of pieces of rows wider than a
+ * group, and along dim 0 from 2 MiB. */
 START_TEST(big_uneven_along_dim_1)
 {
     static const size_t b3[3] = {64, 0, 16}, rows[3] = {2048, 0, 8};
     static const size_t wide[3] = {2, 0, 30000}; /* rows > 256 KiB */
+    static const size_t flat[2] = {0, 100000}; /* dim 0 from 2 MiB */
     for (int p = 0; p < NPATTERNS; p++) {
         rsv_case(TCOMM_F64, TCOMM_SUM, 3, b3, 1, p);
         rsv_case(TCOMM_BF16, TCOMM_MAX, 3, b3, 1, p);
@@ -167,6 +168,7 @@ START_TEST(big_uneven_along_dim_1)
         rsv_case(TCOMM_F32, TCOMM_SUM, 3, rows, 1, p);
         rsv_case(TCOMM_BF16, TCOMM_MIN, 3, rows, 1, p);
         rsv_case(TCOMM_F32, TCOMM_MAX, 3, wide, 1, p);
+        rsv_case(TCOMM_F64, TCOMM_SUM, 2, flat, 0, p);
     }
 }
 END_TEST

@@ -9,8 +9,10 @@ libtcomm_internal_la_SOURCES += \
 	src/mpi/allgather_dim.c src/mpi/allgather_pull.c \
 	src/mpi/reduce_scatter_dim.c \
 	src/mpi/all_to_all.c src/mpi/reduce_scatter_v.c \
-	src/mpi/reduce_scatter_v_pipe.c \
 	src/mpi/timeout.c src/mpi/cuda_aware_probe.c
+
+# reduce_scatter_v's pipeline along any dim (issue 16).
+libtcomm_internal_la_SOURCES += src/mpi/reduce_scatter_v_pipe.c
 
 include src/mpi/device/local.mk
 include src/mpi/node/local.mk
