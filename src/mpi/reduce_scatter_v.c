@@ -41,10 +41,11 @@ static void note_path(tcomm_mpi_state_t *st, unsigned bit, const char *path,
 
 /* From here on dim 0 is pipelined too. Measured on 2 ranks (f32 SUM,
  * [n/64][64], 40 calls interleaved with the one-call forms, lower
- * quartile, shared 2-core machine under load): 1 MiB equal 0.36 ms
+ * quartile, shared 2-core machine at load 7): 1 MiB equal 0.36 ms
  * against 0.48 (Reduce_scatter_block) and 1.0 (Reduce_scatter), uneven
  * 0.26 against 0.17; 4 MiB equal 3.9 against 6.0, uneven 7.2 against
- * 17; 16 MiB equal 29 against 32, uneven 11 against 28. */
+ * 17; 16 MiB equal 29 against 32, uneven 11 against 28. Hence 2 MiB,
+ * between the sizes where one call and the pipeline won. */
 #ifndef TCOMM_RSV_PIPE_FROM
 #define TCOMM_RSV_PIPE_FROM ((size_t)2 << 20)
 #endif

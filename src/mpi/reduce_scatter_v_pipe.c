@@ -14,11 +14,16 @@
  * count arrays, which MPI reads until completion) fit reduce_scatter's
  * per-thread cache: one agreed temporary, no per-call page faults.
  *
- * Against packing the whole input first and one MPI_Reduce_scatter
- * (2 ranks, f32 SUM, [64][n / 64] with uneven chunks 3:1, shared 2-core
- * machine, medians): 1 MiB 3.2 ms -> 0.24, 4 MiB 36 -> 1.5, on par with
- * reduce_scatter's pipeline for equal chunks of the same bytes; the
- * groups stay in cache where the whole pack does not. */
+ * Why: as for reduce_scatter_dim.c's pipe, a group stays in cache
+ * between its pack and its reduction where a whole packed input does not,
+ * and the pack of one group overlaps the reduction of the other.
+ * Measured against packing the whole input first and one
+ * MPI_Reduce_scatter (2 ranks, f32 SUM, [64][n / 64], chunks 3:1, medians
+ * of 40 calls, shared 2-core machine, separate runs at load 5-8): 1 MiB
+ * 3.2 ms -> 0.24 ms, 4 MiB 36 -> 1.5, on par with reduce_scatter's
+ * pipeline for equal chunks of the same bytes; at load 12, interleaved,
+ * the two were within noise of each other (1 MiB 11.5 / 10.5 ms lower
+ * quartile, 4 MiB 47 / 45): the gain needs the cores the ranks run on. */
 #include <string.h>
 
 #include "tcomm_host_kernels.h"
