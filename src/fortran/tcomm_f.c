@@ -58,14 +58,6 @@ int tcomm_f_from_c(int status, const char *fn, int c_order)
     return status;
 }
 
-static int no_comm(const char *fn)
-{
-    return tcomm_f_fail(TCOMM_ERR_INVALID_ARG,
-                        "%s: comm is not a tcomm communicator (create it "
-                        "with tcomm_comm_create_mpi)",
-                        fn);
-}
-
 int tcomm_f_comm_create_mpi(MPI_Fint fcomm, tcomm_f_comm_t **handle)
 {
     static const char fn[] = "tcomm_comm_create_mpi";
@@ -113,7 +105,7 @@ int tcomm_f_comm_info(tcomm_f_comm_t *fc, int *rank, int *world_size)
     static const char fn[] = "tcomm_comm_info";
     tcomm_f_clear();
     if (!fc)
-        return no_comm(fn);
+        return tcomm_f_no_comm(fn);
     tcomm_comm_info_t info;
     int st = tcomm_comm_info(fc->comm, &info);
     if (st != TCOMM_SUCCESS)
@@ -128,7 +120,7 @@ int tcomm_f_barrier(tcomm_f_comm_t *fc)
     static const char fn[] = "tcomm_barrier";
     tcomm_f_clear();
     if (!fc)
-        return no_comm(fn);
+        return tcomm_f_no_comm(fn);
     int st = tcomm_barrier(fc->comm);
     return st ? tcomm_f_from_c(st, fn, 0) : TCOMM_SUCCESS;
 }
@@ -139,7 +131,7 @@ int tcomm_f_comm_destroy(tcomm_f_comm_t **handle)
     tcomm_f_clear();
     tcomm_f_comm_t *fc = *handle;
     if (!fc)
-        return no_comm(fn);
+        return tcomm_f_no_comm(fn);
     int st = tcomm_comm_destroy(fc->comm);
     if (st != TCOMM_SUCCESS)
         tcomm_f_from_c(st, fn, 0);
