@@ -83,6 +83,7 @@ int tcomm_f_comm_create_mpi(MPI_Fint fcomm, tcomm_f_comm_t **handle)
     st = tcomm_comm_info(fc->comm, &info);
     if (st != TCOMM_SUCCESS)
         goto fail_comm;
+    fc->rank = info.rank;
     fc->world_size = info.world_size;
     st = tcomm_graph_create(host, &fc->graph);
     if (st != TCOMM_SUCCESS)

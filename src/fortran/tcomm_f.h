@@ -17,6 +17,7 @@
 typedef struct tcomm_f_comm {
     tcomm_comm_t *comm;
     tcomm_graph_t *graph; /* host graph of the wrapped Fortran arrays */
+    int rank;
     int world_size;
 } tcomm_f_comm_t;
 
