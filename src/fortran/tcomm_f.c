@@ -41,12 +41,24 @@ int tcomm_f_from_c(int status, const char *fn, int c_order)
         msg += skip + 2;
     if (!*msg)
         msg = tcomm_status_string(status);
-    /* the peers' texts quoted in a mismatch name the C call too */
+    /* the peers' texts quoted in a mismatch name the C call too; a peer
+     * whose Fortran arguments failed here joined with a NULL input, which
+     * is its own error's echo, not the cause */
+    static const char null_in[] = "the input tensor is NULL (pass a tensor)";
     char text[sizeof f_text - 160];
     size_t n = 0;
     while (*msg && n + 1 < sizeof text) {
         if (strncmp(msg, "_into:", 6) == 0)
             msg += 5;
+        if (strncmp(msg, null_in, sizeof null_in - 1) == 0) {
+            msg += sizeof null_in - 1;
+            n += (size_t)snprintf(text + n, sizeof text - n, "%s",
+                                  "its Fortran arguments are wrong (its "
+                                  "own error says which)");
+            if (n >= sizeof text)
+                n = sizeof text - 1;
+            continue;
+        }
         text[n++] = *msg++;
     }
     text[n] = '\0';

@@ -28,12 +28,12 @@ static int open_pair(tcomm_f_comm_t *fc, const char *fn, CFI_cdesc_t *send,
     return st;
 }
 
-/* The C front end takes no scalar (0-d tensor) for these calls. */
+/* These calls split sendbuf: a scalar (a 0-d tensor in C) will not do. */
 static void check_array(tcomm_f_pre_t *p, const char *fn,
                         const tcomm_f_view_t *s)
 {
     if (s->rank == 0)
-        tcomm_f_pre_fail(p, TCOMM_ERR_INVALID_ARG,
+        tcomm_f_pre_fail(p, TCOMM_ERR_SHAPE,
                          "%s: sendbuf is a scalar (pass an array of rank 1 "
                          "or more)",
                          fn);
@@ -117,9 +117,9 @@ int tcomm_f_all_to_all(tcomm_f_comm_t *fc, CFI_cdesc_t *send,
     }
     tcomm_f_pre_t pre = {0};
     int n = fc->world_size;
-    check_array(&pre, fn, &s);
     tcomm_f_check_dim(&pre, fn, "split_dim", &s, split);
     tcomm_f_check_dim(&pre, fn, "concat_dim", &s, concat);
+    check_array(&pre, fn, &s);
     if (!pre.status && s.ext[split - 1] % (size_t)n)
         tcomm_f_pre_fail(&pre, TCOMM_ERR_SHAPE,
                          "%s: extent %zu of sendbuf along split_dim %d is "
@@ -164,9 +164,9 @@ int tcomm_f_all_to_all_v(tcomm_f_comm_t *fc, CFI_cdesc_t *send,
     }
     tcomm_f_pre_t pre = {0};
     int blind = 0; /* a failure C cannot see: join with a NULL input */
-    check_array(&pre, fn, &s);
     tcomm_f_check_dim(&pre, fn, "split_dim", &s, split);
     tcomm_f_check_dim(&pre, fn, "concat_dim", &s, concat);
+    check_array(&pre, fn, &s);
     char note[96] = "";
     if (!pre.status) {
         blind = !check_sizes(&pre, fn, "send_sizes", sizes, nsizes, n, sz);
@@ -229,9 +229,9 @@ int tcomm_f_reduce_scatter_v(tcomm_f_comm_t *fc, CFI_cdesc_t *send,
     }
     tcomm_f_pre_t pre = {0};
     int blind = 0;
-    check_array(&pre, fn, &s);
     tcomm_f_check_op(&pre, fn, "sendbuf", &s, op);
     tcomm_f_check_dim(&pre, fn, "dim", &s, dim);
+    check_array(&pre, fn, &s);
     if (!pre.status) {
         blind = !check_sizes(&pre, fn, "sizes", sizes, nsizes, n, sz);
         if (!blind)

@@ -453,10 +453,11 @@ contains
   ! Errors with the texts in Fortran terms; the ranks stay in step.
   subroutine t_errors()
     TK :: a(3, 2 * np), r(3, 2 * np), bad(4, 2 * np), wide(3, 2 * np + 1)
-    TK :: x, y
+    TK :: x, y, odd(np + 1, 2), odd2(np + 1, 2)
     integer :: ierr, want, k
     a = CV(1.0d0)
     x = CV(1.0d0)
+    odd = CV(1.0d0)
     r = CV(-1.0d0)
     call tcomm_all_to_all(comm, a, r, 3, 1, ierr)
     call expect(ierr, TCOMM_ERR_INVALID_ARG, 'all_to_all split_dim 3', &
@@ -466,12 +467,13 @@ contains
     call expect(ierr, TCOMM_ERR_INVALID_ARG, 'all_to_all concat_dim 0', &
                 'concat_dim 0 is out of range')
     call tcomm_all_to_all(comm, x, y, 1, 1, ierr)
-    call expect(ierr, TCOMM_ERR_INVALID_ARG, 'all_to_all scalar', &
+    call expect(ierr, TCOMM_ERR_SHAPE, 'all_to_all scalar', &
                 'sendbuf is a scalar')
     if (np > 1) then
-      call tcomm_all_to_all(comm, a, r, 1, 1, ierr)
-      call expect(ierr, TCOMM_ERR_SHAPE, 'all_to_all 3 rows', &
-                  'extent 3 of sendbuf along split_dim 1 is not divisible')
+      call tcomm_all_to_all(comm, odd, odd2, 1, 1, ierr)
+      call expect(ierr, TCOMM_ERR_SHAPE, 'all_to_all np+1 rows', &
+                  'extent ' // trim(itoa(np + 1)) // ' of sendbuf along ' // &
+                  'split_dim 1 is not divisible by the world size')
     end if
     ! one rank's recvbuf is wrong: its own error, a mismatch elsewhere
     want = TCOMM_ERR_MISMATCH
@@ -508,6 +510,22 @@ contains
     call expect(ierr, TCOMM_ERR_INVALID_ARG, 'reduce_scatter_v dim 3', &
                 'dim 3 is out of range')
     call check(all(r == CV(-1.0d0)), 'the _v forms: recvbuf unchanged')
+
+    ! rank 0's recvbuf has the wrong rank: its own error there, and on
+    ! the others a mismatch that points to it
+    if (np > 1) then
+      want = TCOMM_ERR_MISMATCH
+      if (me == 0) want = TCOMM_ERR_SHAPE
+      if (me == 0) then
+        call tcomm_all_to_all_v(comm, a, x, 2, [(2, k = 1, np)], 2, ierr)
+        call expect(ierr, want, 'all_to_all_v scalar recvbuf on rank 0', &
+                    'recvbuf has shape scalar but the result has shape (3, *)')
+      else
+        call tcomm_all_to_all_v(comm, a, r, 2, [(2, k = 1, np)], 2, ierr)
+        call expect(ierr, want, 'all_to_all_v beside a scalar recvbuf', &
+                    'rank 0 rejected the call: its Fortran arguments are wrong')
+      end if
+    end if
 
     ! rank 0's recvbuf has one column too many, which only the result
     ! shows: its own error there, the others succeed
