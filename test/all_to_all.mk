@@ -69,10 +69,19 @@ TESTS += test/fortran_a2a_i8-np1.mpitest test/fortran_a2a_i8-np2.mpitest \
 	test/fortran_a2a_i8-np3.mpitest test/fortran_a2a_i8-np4.mpitest
 TESTS += test/fortran_a2a_i1-np1.mpitest test/fortran_a2a_i1-np2.mpitest \
 	test/fortran_a2a_i1-np3.mpitest test/fortran_a2a_i1-np4.mpitest
+# Their sections and errors (test/fortran/all_to_all_errors.f90).
+check_PROGRAMS += test/fortran_a2a_errors
+test_fortran_a2a_errors_SOURCES = test/fortran/all_to_all_errors.f90
+test_fortran_a2a_errors_FCFLAGS = $(tcomm_f_prog_flags)
+test_fortran_a2a_errors_LDADD = $(tcomm_f_prog_libs)
+TESTS += test/fortran_a2a_errors-np1.mpitest \
+	test/fortran_a2a_errors-np2.mpitest \
+	test/fortran_a2a_errors-np3.mpitest \
+	test/fortran_a2a_errors-np4.mpitest
 $(test_fortran_a2a_r4_OBJECTS) $(test_fortran_a2a_r8_OBJECTS) \
 $(test_fortran_a2a_i4_OBJECTS) $(test_fortran_a2a_i8_OBJECTS) \
-$(test_fortran_a2a_i1_OBJECTS) $(examples_bin_transpose2d_f_OBJECTS): \
-	src/fortran/tcomm.mod
+$(test_fortran_a2a_i1_OBJECTS) $(test_fortran_a2a_errors_OBJECTS) \
+$(examples_bin_transpose2d_f_OBJECTS): src/fortran/tcomm.mod
 endif
 
 # -- harness --
