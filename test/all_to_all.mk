@@ -23,6 +23,38 @@ TESTS += test/mpi_all_to_all-np1.mpitest test/mpi_all_to_all-np2.mpitest \
 	test/mpi_all_to_all-np3.mpitest test/mpi_all_to_all-np4.mpitest
 
 # -- MPI backend, device tensors (sim, CUDA) --
+# reduce_scatter_v on host tensors (the MPI backend's host path).
+check_PROGRAMS += test/mpi_reduce_scatter_v
+test_mpi_reduce_scatter_v_SOURCES = test/mpi_reduce_scatter_v.c \
+	test/mpi_reference.c test/mpi_reference.h
+test_mpi_reduce_scatter_v_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+test_mpi_reduce_scatter_v_LDADD = libtcomm_internal.la $(CHECK_LIBS)
+TESTS += test/mpi_reduce_scatter_v-np1.mpitest \
+	test/mpi_reduce_scatter_v-np2.mpitest \
+	test/mpi_reduce_scatter_v-np3.mpitest \
+	test/mpi_reduce_scatter_v-np4.mpitest
+# all_to_all, all_to_all_v and reduce_scatter_v on sim graphs, staged
+# and direct.
+check_PROGRAMS += test/mpi_device_a2a
+test_mpi_device_a2a_SOURCES = test/mpi_device_a2a.c \
+	test/mpi_device_a2a_ref.c test/mpi_device_a2a_ref.h \
+	test/mpi_reference.c test/mpi_reference.h
+test_mpi_device_a2a_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+test_mpi_device_a2a_LDADD = libtcomm_internal.la $(CHECK_LIBS)
+TESTS += test/mpi_device_a2a-np1.mpitest test/mpi_device_a2a-np2.mpitest \
+	test/mpi_device_a2a-np3.mpitest test/mpi_device_a2a-np4.mpitest
+# The same on CUDA graphs (exit 77 without a GPU; test/gpu/run.sh).
+if TCOMM_HAVE_CUDA
+check_PROGRAMS += test/gpu/gpu_all_to_all
+test_gpu_gpu_all_to_all_SOURCES = test/gpu/gpu_all_to_all.c \
+	test/gpu/gpu_util.h test/mpi_device_a2a_ref.c \
+	test/mpi_device_a2a_ref.h test/mpi_reference.c test/mpi_reference.h
+test_gpu_gpu_all_to_all_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CPPFLAGS) \
+	-I$(top_srcdir)/test
+test_gpu_gpu_all_to_all_LDADD = libtcomm_internal.la
+TESTS += test/gpu/gpu_all_to_all-np1.mpitest \
+	test/gpu/gpu_all_to_all-np2.mpitest
+endif
 
 # -- the other backends (local, Gloo, NCCL, custom) --
 # The matrix of test/a2a_matrix.c (every dtype, op, dim pair, both

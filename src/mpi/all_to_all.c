@@ -12,7 +12,8 @@
  * Every choice must be the same on every rank (they are collectives), so
  * it rests on what every rank knows: in the equal call and the transpose
  * mode, every rank's shapes; in the token mode, the dims before the split
- * dim (they agree) and, for the count limit, one MPI_Allreduce. */
+ * dim (they agree) and, for the count limit, the largest extent along the
+ * dim of any rank's input or output (the front end's exchange). */
 #include <stdlib.h>
 
 #include "tcomm_backend_mpi.h"
@@ -125,9 +126,14 @@ tcomm_status_t tcomm_mpi_all_to_all_v(void *state, const tcomm_tensor_t *in,
                recv_sizes, 0);
     p.equal = 0;
     if (split_dim == concat_dim) {
-        /* token mode: the dims before split agree; the counts do not */
+        /* token mode: the dims before split agree; the counts do not,
+         * but the front end's exchange saw every rank's extent */
+        size_t inner = 1, lim = tcomm_mpi_count_limit();
+        for (int d = 0; d < in->ndim; d++)
+            inner *= d == split_dim ? 1 : in->shape[d];
+        size_t extent = st->owner ? st->owner->a2a_extent_max : SIZE_MAX;
         any_strided = p.souter > 1;
-        p.fits = -1;
+        p.fits = inner == 0 || extent <= lim / inner;
     } else {
         transpose_global(in, split_dim, concat_dim, send_sizes, recv_sizes,
                          st->size, &any_strided, &p.fits);

@@ -142,15 +142,6 @@ int tcomm_a2a_flat(const void *sbuf, const size_t *scnt, const size_t *sdsp,
         return MPI_ERR_TYPE;
     if ((rc = MPI_Comm_size(comm, &n)) != MPI_SUCCESS)
         return rc;
-    if (fits < 0) { /* only this rank's view: agree */
-        int mine = 1;
-        for (int r = 0; r < n; r++)
-            mine &= scnt[r] <= lim && rcnt[r] <= lim && sdsp[r] <= lim &&
-                    rdsp[r] <= lim;
-        if ((rc = MPI_Allreduce(&mine, &fits, 1, MPI_INT, MPI_MIN, comm)) !=
-            MPI_SUCCESS)
-            return rc;
-    }
     if (fits && equal) {
         *path = "mpi_alltoall";
         return MPI_Alltoall(sbuf, (int)scnt[0], type, rbuf, (int)rcnt[0],

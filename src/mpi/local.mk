@@ -13,5 +13,8 @@ libtcomm_internal_la_SOURCES += \
 	src/mpi/reduce_scatter_v.c \
 	src/mpi/timeout.c src/mpi/cuda_aware_probe.c
 
+# reduce_scatter_v's pipeline along any dim (issue 16).
+libtcomm_internal_la_SOURCES += src/mpi/reduce_scatter_v_pipe.c
+
 include src/mpi/device/local.mk
 include src/mpi/node/local.mk

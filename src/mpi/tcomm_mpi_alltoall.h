@@ -23,7 +23,7 @@ typedef struct {
     tcomm_dtype_t dtype;
     size_t es;
     int equal;   /* same block sizes everywhere (MPI_Alltoall applies) */
-    int fits;    /* counts fit the count limit on every rank (-1: ask) */
+    int fits;    /* counts fit the count limit on every rank */
     size_t souter, stotal, router, rtotal;
     size_t *sw, *soff, *rw, *roff; /* nranks each, in elements */
     size_t stack[4 * TCOMM_STACK_RANKS];
@@ -41,9 +41,8 @@ void tcomm_a2a_plan_cols(size_t *w, size_t *off, int n, const size_t *sizes,
 /* Contiguous blocks on both sides: one MPI_Alltoall (equal) or
  * MPI_Alltoallv; if fits is 0, counts or displacements exceed
  * tcomm_mpi_count_limit() on some rank and the blocks go as pieces
- * between pairs (*path says which). fits must be the same on every rank;
- * -1: not known, agreed here from this rank's counts (one
- * MPI_Allreduce). Counts and displacements in elements. */
+ * between pairs (*path says which). fits must be the same on every
+ * rank. Counts and displacements in elements. */
 int tcomm_a2a_flat(const void *sbuf, const size_t *scnt, const size_t *sdsp,
                    void *rbuf, const size_t *rcnt, const size_t *rdsp,
                    int equal, int fits, tcomm_dtype_t dtype, MPI_Comm comm,

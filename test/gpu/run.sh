@@ -43,7 +43,8 @@ grep -q '^#define TCOMM_HAVE_CUDA 1' config.h ||
 log "build"
 make -j"$(nproc)" >make.log 2>&1 || { tail -30 make.log; exit 1; }
 make -j"$(nproc)" test/gpu/gpu_kernels test/gpu/gpu_collectives \
-    test/mpi_device >>make.log 2>&1 || { tail -30 make.log; exit 1; }
+    test/gpu/gpu_all_to_all test/mpi_device test/mpi_device_a2a \
+    >>make.log 2>&1 || { tail -30 make.log; exit 1; }
 
 # The launcher as in test/mpirun-test.sh: $MPIRUN with $MPIRUN_FLAGS, or
 # mpirun, with --oversubscribe when it is Open MPI's (MPICH has no such
@@ -66,6 +67,9 @@ run ./test/gpu/gpu_kernels
 mpi 1 ./test/gpu/gpu_collectives
 mpi 2 ./test/gpu/gpu_collectives
 mpi 2 ./test/mpi_device
+mpi 1 ./test/gpu/gpu_all_to_all
+mpi 2 ./test/gpu/gpu_all_to_all
+mpi 2 ./test/mpi_device_a2a
 
 # The harness on device memory (its own validation with -c).
 for np in 1 2; do
