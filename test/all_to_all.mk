@@ -102,5 +102,68 @@ TESTS += test/gpu/gpu_nccl_a2a-np1.mpitest test/gpu/gpu_nccl_a2a-np2.mpitest
 endif
 
 # -- Fortran and the examples --
+# The pencil-swap examples (doc/examples/transpose2d.*): a 2-D DFT over
+# row slabs, checked against a serial transform, even at 1 and 2 ranks
+# (all_to_all), uneven at 3 and 4 (all_to_all_v).
+check_PROGRAMS += examples-bin/transpose2d_c
+examples_bin_transpose2d_c_SOURCES = doc/examples/transpose2d.c
+examples_bin_transpose2d_c_LDADD = libtcomm.la -lm
+TESTS += examples-bin/transpose2d_c-np1.mpitest \
+	examples-bin/transpose2d_c-np2.mpitest \
+	examples-bin/transpose2d_c-np3.mpitest \
+	examples-bin/transpose2d_c-np4.mpitest
+if TCOMM_HAVE_FORTRAN
+check_PROGRAMS += examples-bin/transpose2d_f
+examples_bin_transpose2d_f_SOURCES = doc/examples/transpose2d.f90
+examples_bin_transpose2d_f_FCFLAGS = $(tcomm_f_prog_flags)
+examples_bin_transpose2d_f_LDADD = $(tcomm_f_prog_libs)
+TESTS += examples-bin/transpose2d_f-np1.mpitest \
+	examples-bin/transpose2d_f-np2.mpitest \
+	examples-bin/transpose2d_f-np3.mpitest \
+	examples-bin/transpose2d_f-np4.mpitest
+
+# The module's all_to_all, all_to_all_v and reduce_scatter_v for every
+# kind (TK), at 1-4 ranks (test/fortran/all_to_all.F90).
+check_PROGRAMS += test/fortran_a2a_r4 test/fortran_a2a_r8 \
+	test/fortran_a2a_i4 test/fortran_a2a_i8 test/fortran_a2a_i1
+test_fortran_a2a_r4_SOURCES = test/fortran/all_to_all.F90
+test_fortran_a2a_r4_FCFLAGS = $(tcomm_f_prog_flags) -DTK_R4
+test_fortran_a2a_r4_LDADD = $(tcomm_f_prog_libs)
+test_fortran_a2a_r8_SOURCES = test/fortran/all_to_all.F90
+test_fortran_a2a_r8_FCFLAGS = $(tcomm_f_prog_flags) -DTK_R8
+test_fortran_a2a_r8_LDADD = $(tcomm_f_prog_libs)
+test_fortran_a2a_i4_SOURCES = test/fortran/all_to_all.F90
+test_fortran_a2a_i4_FCFLAGS = $(tcomm_f_prog_flags) -DTK_I4
+test_fortran_a2a_i4_LDADD = $(tcomm_f_prog_libs)
+test_fortran_a2a_i8_SOURCES = test/fortran/all_to_all.F90
+test_fortran_a2a_i8_FCFLAGS = $(tcomm_f_prog_flags) -DTK_I8
+test_fortran_a2a_i8_LDADD = $(tcomm_f_prog_libs)
+test_fortran_a2a_i1_SOURCES = test/fortran/all_to_all.F90
+test_fortran_a2a_i1_FCFLAGS = $(tcomm_f_prog_flags) -DTK_I1
+test_fortran_a2a_i1_LDADD = $(tcomm_f_prog_libs)
+TESTS += test/fortran_a2a_r4-np1.mpitest test/fortran_a2a_r4-np2.mpitest \
+	test/fortran_a2a_r4-np3.mpitest test/fortran_a2a_r4-np4.mpitest
+TESTS += test/fortran_a2a_r8-np1.mpitest test/fortran_a2a_r8-np2.mpitest \
+	test/fortran_a2a_r8-np3.mpitest test/fortran_a2a_r8-np4.mpitest
+TESTS += test/fortran_a2a_i4-np1.mpitest test/fortran_a2a_i4-np2.mpitest \
+	test/fortran_a2a_i4-np3.mpitest test/fortran_a2a_i4-np4.mpitest
+TESTS += test/fortran_a2a_i8-np1.mpitest test/fortran_a2a_i8-np2.mpitest \
+	test/fortran_a2a_i8-np3.mpitest test/fortran_a2a_i8-np4.mpitest
+TESTS += test/fortran_a2a_i1-np1.mpitest test/fortran_a2a_i1-np2.mpitest \
+	test/fortran_a2a_i1-np3.mpitest test/fortran_a2a_i1-np4.mpitest
+# Their sections and errors (test/fortran/all_to_all_errors.f90).
+check_PROGRAMS += test/fortran_a2a_errors
+test_fortran_a2a_errors_SOURCES = test/fortran/all_to_all_errors.f90
+test_fortran_a2a_errors_FCFLAGS = $(tcomm_f_prog_flags)
+test_fortran_a2a_errors_LDADD = $(tcomm_f_prog_libs)
+TESTS += test/fortran_a2a_errors-np1.mpitest \
+	test/fortran_a2a_errors-np2.mpitest \
+	test/fortran_a2a_errors-np3.mpitest \
+	test/fortran_a2a_errors-np4.mpitest
+$(test_fortran_a2a_r4_OBJECTS) $(test_fortran_a2a_r8_OBJECTS) \
+$(test_fortran_a2a_i4_OBJECTS) $(test_fortran_a2a_i8_OBJECTS) \
+$(test_fortran_a2a_i1_OBJECTS) $(test_fortran_a2a_errors_OBJECTS) \
+$(examples_bin_transpose2d_f_OBJECTS): src/fortran/tcomm.mod
+endif
 
 # -- harness --
