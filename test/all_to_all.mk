@@ -3,6 +3,15 @@
 # reduce_scatter_v (issue 16), one section per part.
 
 # -- front end: validation and cross-rank agreement --
+check_PROGRAMS += test/mpi_all_to_all_errors
+test_mpi_all_to_all_errors_SOURCES = test/mpi_all_to_all_errors.c \
+	test/mpi_safety.h
+test_mpi_all_to_all_errors_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+test_mpi_all_to_all_errors_LDADD = libtcomm_internal.la $(CHECK_LIBS)
+TESTS += test/mpi_all_to_all_errors-np1.mpitest \
+	test/mpi_all_to_all_errors-np2.mpitest \
+	test/mpi_all_to_all_errors-np3.mpitest \
+	test/mpi_all_to_all_errors-np4.mpitest
 
 # -- MPI backend, host tensors --
 

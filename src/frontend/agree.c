@@ -17,10 +17,14 @@
 #include "tcomm_frontend.h"
 
 enum {
-    H_KIND, H_SEQ, H_DTYPE, H_OP, H_DIM, H_ROOT, H_DET, H_NDIM, H_SHAPE,
+    H_KIND, H_SEQ, H_DTYPE, H_OP, H_DIM, H_CONCAT, H_ROOT, H_DET,
+    H_VHASH, /* reduce_scatter_v: a hash of sizes */
+    H_NDIM, H_SHAPE,
     H_ERR = H_SHAPE + TCOMM_MAX_DIMS, /* fields before H_ERR must agree */
-    H_GATHER_IN,  /* all_gather: size along dim */
+    H_GATHER_IN,  /* all_gather: size along dim; all_to_all_v: along
+                     concat_dim */
     H_GATHER_OUT, /* all_gather_into: out's size along dim */
+    H_SPLIT_IN,   /* all_to_all_v: size along split_dim */
     H_LEN
 };
 
@@ -53,6 +57,45 @@ static size_t gather_total(const err_record_t *all, int n)
     return total;
 }
 
+/* The dims whose sizes may differ between ranks, as a bit mask, by the
+ * kind's row: all_gather's dim, all_to_all_v's split and concat dims
+ * (the exchange that follows checks those). Decoded defensively. */
+static const tcomm_coll_desc_t *row_of(const int64_t *h)
+{
+    return h[H_KIND] > 0 && h[H_KIND] < 64 ? tcomm_coll_desc((int)h[H_KIND])
+                                           : NULL;
+}
+
+static unsigned free_dims(const int64_t *h)
+{
+    const tcomm_coll_desc_t *d = row_of(h);
+    unsigned mask = 0;
+    if (d && d->out == TCOMM_OUT_CONCAT && h[H_DIM] >= 0 &&
+        h[H_DIM] < TCOMM_MAX_DIMS)
+        mask |= 1u << h[H_DIM];
+    if (d && d->out == TCOMM_OUT_ALL_TO_ALL_V && h[H_DIM] >= 0 &&
+        h[H_DIM] < TCOMM_MAX_DIMS && h[H_CONCAT] >= 0 &&
+        h[H_CONCAT] < TCOMM_MAX_DIMS)
+        mask |= 1u << h[H_DIM] | 1u << h[H_CONCAT];
+    return mask;
+}
+
+static uint64_t mix(uint64_t x, uint64_t v) /* splitmix64's finalizer */
+{
+    x = (x ^ v) + 0x9e3779b97f4a7c15u;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9u;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebu;
+    return x ^ (x >> 31);
+}
+
+static int64_t hash_sizes(const size_t *v, int n)
+{
+    uint64_t x = 0x9e3779b97f4a7c15u;
+    for (int r = 0; r < n; r++)
+        x = mix(x, v[r]);
+    return (int64_t)(x >> 2);
+}
+
 /* The arguments checked mode agrees on. */
 static void encode_arguments(const tcomm_comm_t *comm, const tcomm_call_t *c,
                              int64_t *h)
@@ -68,11 +111,17 @@ static void encode_arguments(const tcomm_comm_t *comm, const tcomm_call_t *c,
         h[H_DIM] = c->dim;
     if (d->args & TCOMM_ARG_ROOT)
         h[H_ROOT] = c->root;
+    if (d->args & TCOMM_ARG_CONCAT)
+        h[H_CONCAT] = c->concat_dim;
+    if (d->out == TCOMM_OUT_SPLIT_V)
+        h[H_VHASH] = hash_sizes(c->vsizes, comm->world_size);
     h[H_NDIM] = in->ndim;
     for (int i = 0; i < in->ndim; i++)
         h[H_SHAPE + i] = (int64_t)in->shape[i];
-    if (d->out == TCOMM_OUT_CONCAT && in->ndim > 0)
-        h[H_SHAPE + c->dim] = 0; /* sizes along dim may differ */
+    unsigned free = free_dims(h);
+    for (int i = 0; i < in->ndim; i++)
+        if (free >> i & 1)
+            h[H_SHAPE + i] = 0; /* may differ: exchanged and checked */
 }
 
 /* The call's identity (kind, sequence number, error flag) always; its
@@ -91,6 +140,11 @@ static void encode(const tcomm_comm_t *comm, const tcomm_call_t *c,
     if (c->desc->out == TCOMM_OUT_CONCAT) {
         h[H_GATHER_IN] = (int64_t)tcomm_call_dim_size(c);
         h[H_GATHER_OUT] = c->into ? (int64_t)c->into->shape[c->dim] : -1;
+    }
+    if (c->desc->out == TCOMM_OUT_ALL_TO_ALL_V) {
+        h[H_GATHER_IN] = (int64_t)c->in->shape[c->concat_dim];
+        h[H_GATHER_OUT] = -1;
+        h[H_SPLIT_IN] = (int64_t)c->in->shape[c->dim];
     }
 }
 
@@ -158,14 +212,6 @@ static tcomm_status_t share_errors(tcomm_comm_t *comm,
     return st;
 }
 
-/* A peer's kind, as decoded: does its row concatenate along dim? */
-static int concat_kind(int64_t kind)
-{
-    const tcomm_coll_desc_t *d =
-        kind > 0 && kind < 64 ? tcomm_coll_desc((int)kind) : NULL;
-    return d && d->out == TCOMM_OUT_CONCAT;
-}
-
 static void field_text(const int64_t *h, int field, char *buf, size_t len)
 {
     if (field == H_SHAPE) {
@@ -175,11 +221,19 @@ static void field_text(const int64_t *h, int field, char *buf, size_t len)
             snprintf(buf, len, "(invalid: %lld dims)", (long long)nd);
             return;
         }
+        const tcomm_coll_desc_t *d = row_of(h);
+        unsigned free = free_dims(h);
         for (int i = 0; i < nd; i++)
             shape[i] = (size_t)h[H_SHAPE + i];
-        if (concat_kind(h[H_KIND]) && nd > 0 && h[H_DIM] >= 0 &&
-            h[H_DIM] < nd)
+        /* the real sizes of the free dims, for the reader */
+        if (free && d->out == TCOMM_OUT_ALL_TO_ALL_V) {
+            if (h[H_DIM] < nd)
+                shape[h[H_DIM]] = (size_t)h[H_SPLIT_IN];
+            if (h[H_CONCAT] < nd)
+                shape[h[H_CONCAT]] = (size_t)h[H_GATHER_IN];
+        } else if (free && h[H_DIM] < nd) {
             shape[h[H_DIM]] = (size_t)h[H_GATHER_IN];
+        }
         tcomm_shape_text((int)nd, shape, buf, len);
     } else if (field == H_KIND) {
         snprintf(buf, len, "%s", tcomm_coll_name(h[H_KIND]));
@@ -192,10 +246,63 @@ static void field_text(const int64_t *h, int field, char *buf, size_t len)
     }
 }
 
+/* "[a, b, c]" of n sizes, cut short with "..." when it does not fit. */
+static void sizes_text(const int64_t *v, int n, char *buf, size_t len)
+{
+    size_t at = (size_t)snprintf(buf, len, "[");
+    for (int r = 0; r < n && at + 24 < len; r++)
+        at += (size_t)snprintf(buf + at, len - at, "%s%lld", r ? ", " : "",
+                               (long long)v[r]);
+    snprintf(buf + at, len - at, at + 24 < len ? "]" : ", ...]");
+}
+
+static tcomm_status_t sizes_differ(const tcomm_call_t *c, const char *name,
+                                   int n, const int64_t *v0, int r,
+                                   const int64_t *vr, const char *fix)
+{
+    char a[256], b[256];
+    sizes_text(v0, n, a, sizeof a);
+    sizes_text(vr, n, b, sizeof b);
+    return tcomm_error(TCOMM_ERR_MISMATCH,
+                       "%s: ranks disagree on %s: rank 0 has %s, rank %d "
+                       "has %s (%s)",
+                       c->fn, name, a, r, b, fix);
+}
+
+/* reduce_scatter_v's sizes differ (their hashes did): every rank is
+ * here, so one more exchange shows the arrays. */
+static tcomm_status_t name_sizes_mismatch(tcomm_comm_t *comm,
+                                          const tcomm_call_t *c, int r)
+{
+    int n = comm->world_size;
+    int64_t *all = malloc((size_t)n * (size_t)n * sizeof *all);
+    int64_t *mine = malloc((size_t)n * sizeof *mine);
+    tcomm_status_t st = TCOMM_ERR_NO_MEMORY;
+    if (all && mine) {
+        for (int q = 0; q < n; q++)
+            mine[q] = (int64_t)c->vsizes[q];
+        st = comm->ops->allgather_bytes(comm->state, mine, all,
+                                        (size_t)n * sizeof *all);
+    }
+    if (st == TCOMM_SUCCESS)
+        st = sizes_differ(c, "sizes", n, all, r, all + (size_t)r * n,
+                          "pass the same sizes on every rank");
+    else if (st == TCOMM_ERR_NO_MEMORY)
+        st = tcomm_error(TCOMM_ERR_MISMATCH,
+                         "%s: ranks disagree on sizes: rank 0's differ "
+                         "from rank %d's (pass the same sizes on every "
+                         "rank)",
+                         c->fn, r);
+    free(all);
+    free(mine);
+    return st;
+}
+
 /* Name the first field on which some rank differs from rank 0. */
-static tcomm_status_t name_mismatch(const tcomm_call_t *c, int n,
+static tcomm_status_t name_mismatch(tcomm_comm_t *comm, const tcomm_call_t *c,
                                     const int64_t *all)
 {
+    int n = comm->world_size;
     static const struct {
         int field, end;
         const char *name;
@@ -205,8 +312,10 @@ static tcomm_status_t name_mismatch(const tcomm_call_t *c, int n,
         {H_DTYPE, H_DTYPE + 1, "dtype"},
         {H_OP, H_OP + 1, "op"},
         {H_DIM, H_DIM + 1, "dim"},
+        {H_CONCAT, H_CONCAT + 1, "concat_dim"},
         {H_ROOT, H_ROOT + 1, "root"},
         {H_DET, H_DET + 1, "deterministic mode"},
+        {H_VHASH, H_VHASH + 1, "sizes"},
         {H_NDIM, H_ERR, "shape"},
     };
     for (size_t f = 0; f < sizeof fields / sizeof fields[0]; f++) {
@@ -215,7 +324,12 @@ static tcomm_status_t name_mismatch(const tcomm_call_t *c, int n,
             const int64_t *h0 = all, *hr = all + (size_t)r * H_LEN;
             if (!memcmp(h0 + lo, hr + lo, (size_t)(hi - lo) * 8))
                 continue;
+            if (lo == H_VHASH)
+                return name_sizes_mismatch(comm, c, r);
             int shown = lo == H_NDIM ? H_SHAPE : lo;
+            const char *name = fields[f].name;
+            if (lo == H_DIM && (c->desc->args & TCOMM_ARG_CONCAT))
+                name = "split_dim";
             char a[256], b[256];
             field_text(h0, shown, a, sizeof a);
             field_text(hr, shown, b, sizeof b);
@@ -223,7 +337,7 @@ static tcomm_status_t name_mismatch(const tcomm_call_t *c, int n,
                                "%s: ranks disagree on %s: rank 0 has %s, "
                                "rank %d has %s (call the same collective "
                                "with matching arguments on every rank)",
-                               c->fn, fields[f].name, a, r, b);
+                               c->fn, name, a, r, b);
         }
     }
     return tcomm_error(TCOMM_ERR_INTERNAL,
@@ -285,6 +399,60 @@ static tcomm_status_t exchange_sizes(tcomm_comm_t *comm,
     return st;
 }
 
+/* all_to_all_v: every rank's size along concat_dim and send_sizes, so
+ * that each knows what arrives from whom: recv[r] is the size along
+ * concat_dim of rank r's piece for this rank (the token exchange: rank
+ * r's send_sizes[me]; the transpose: rank r's size along concat_dim,
+ * after checking that every rank passed the same send_sizes). Every rank
+ * sees the same table, so every rank reaches the same verdict. */
+static tcomm_status_t exchange_v(tcomm_comm_t *comm, const tcomm_call_t *c,
+                                 size_t *recv)
+{
+    int n = comm->world_size, me = comm->rank;
+    size_t row = (size_t)n + 1;
+    int64_t *all = malloc(row * (size_t)n * sizeof *all);
+    int64_t *mine = malloc(row * sizeof *mine);
+    tcomm_status_t st;
+    if (!all || !mine) {
+        st = tcomm_error(TCOMM_ERR_NO_MEMORY, "%s: out of host memory",
+                         c->fn);
+        goto out;
+    }
+    mine[0] = (int64_t)c->in->shape[c->concat_dim];
+    for (int j = 0; j < n; j++)
+        mine[1 + j] = (int64_t)c->vsizes[j];
+    st = comm->ops->allgather_bytes(comm->state, mine, all,
+                                    row * sizeof *all);
+    if (st != TCOMM_SUCCESS)
+        goto out;
+    size_t total = 0;
+    for (int r = 0; r < n && st == TCOMM_SUCCESS; r++) {
+        const int64_t *v = all + (size_t)r * row;
+        for (size_t i = 0; i < row; i++)
+            if (v[i] < 0)
+                st = tcomm_error(TCOMM_ERR_MISMATCH,
+                                 "%s: rank %d sent an invalid size %lld (a "
+                                 "corrupted agreement header)",
+                                 c->fn, r, (long long)v[i]);
+        if (c->dim != c->concat_dim && r > 0 && st == TCOMM_SUCCESS &&
+            memcmp(all + 1, v + 1, (size_t)n * sizeof *v))
+            st = sizes_differ(c, "send_sizes", n, all + 1, r, v + 1,
+                              "split_dim != concat_dim is a transpose: pass "
+                              "the same send_sizes on every rank");
+        recv[r] = (size_t)(c->dim != c->concat_dim ? v[0] : v[1 + me]);
+        if (st == TCOMM_SUCCESS && recv[r] > SIZE_MAX - total)
+            st = tcomm_error(TCOMM_ERR_SHAPE,
+                             "%s: the pieces sent to rank %d add up to more "
+                             "than SIZE_MAX along concat_dim",
+                             c->fn, me);
+        total += st == TCOMM_SUCCESS ? recv[r] : 0;
+    }
+out:
+    free(all);
+    free(mine);
+    return st;
+}
+
 /* The summary every rank contributes to the first exchange: a hash of
  * the fields that must agree, the element count they imply (exact, so a
  * size difference can never hide in a hash collision), all_gather's sizes
@@ -296,15 +464,11 @@ static void summarize(const int64_t *h, int64_t *s)
 {
     uint64_t x = 0x9e3779b97f4a7c15u;
     int64_t size = 1;
-    for (int i = 0; i < H_ERR; i++) { /* splitmix64's finalizer per field */
-        x = (x ^ (uint64_t)h[i]) + 0x9e3779b97f4a7c15u;
-        x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9u;
-        x = (x ^ (x >> 27)) * 0x94d049bb133111ebu;
-        x ^= x >> 31;
-    }
-    for (int i = 0; i < TCOMM_MAX_DIMS; i++) /* all_gather: dim's is 0 */
-        if (i < h[H_NDIM] && !(concat_kind(h[H_KIND]) &&
-                               i == h[H_DIM]))
+    unsigned free = free_dims(h);
+    for (int i = 0; i < H_ERR; i++)
+        x = mix(x, (uint64_t)h[i]);
+    for (int i = 0; i < TCOMM_MAX_DIMS; i++) /* free dims are 0 there */
+        if (i < h[H_NDIM] && !(free >> i & 1))
             size = (int64_t)((uint64_t)size * (uint64_t)h[H_SHAPE + i]);
     s[S_HASH] = (int64_t)(x >> 2); /* non-negative: -s never overflows */
     s[S_SIZE] = size;
@@ -358,17 +522,19 @@ tcomm_status_t tcomm_agree(tcomm_comm_t *comm, const tcomm_call_t *call,
 {
     int n = comm->world_size;
     int gather = call->desc->out == TCOMM_OUT_CONCAT;
-    if (gather && !TCOMM_HAS_OP(comm, allgather_bytes) &&
+    int a2av = call->desc->out == TCOMM_OUT_ALL_TO_ALL_V;
+    if ((gather || a2av) && !TCOMM_HAS_OP(comm, allgather_bytes) &&
         local == TCOMM_SUCCESS)
         return tcomm_error(TCOMM_ERR_UNSUPPORTED,
                            "%s: backend %s has no allgather_bytes, which "
-                           "all_gather needs to learn every rank's size "
-                           "along dim (add it to the backend's vtable)",
-                           call->fn, comm->ops->name);
+                           "%s needs to learn every rank's sizes (add it "
+                           "to the backend's vtable)",
+                           call->fn, comm->ops->name, call->desc->name);
     if (!tcomm_agrees(comm)) {
-        if (local != TCOMM_SUCCESS || !gather)
+        if (local != TCOMM_SUCCESS || !(gather || a2av))
             return local;
-        return exchange_sizes(comm, call, sizes);
+        return gather ? exchange_sizes(comm, call, sizes)
+                      : exchange_v(comm, call, sizes);
     }
     int64_t h[H_LEN], mm[2 * S_LEN];
     encode(comm, call, local, h);
@@ -402,7 +568,7 @@ tcomm_status_t tcomm_agree(tcomm_comm_t *comm, const tcomm_call_t *call,
             if ((st = gather_headers(comm, h, all)) != TCOMM_SUCCESS)
                 goto out;
         }
-        st = name_mismatch(call, n, all);
+        st = name_mismatch(comm, call, all);
         goto out;
     }
     if (gather && all) /* the headers carry the sizes */
@@ -410,6 +576,8 @@ tcomm_status_t tcomm_agree(tcomm_comm_t *comm, const tcomm_call_t *call,
                           all + H_GATHER_OUT, H_LEN, sizes);
     else if (gather && !equal_sizes(call, n, mm, sizes, &st))
         st = exchange_sizes(comm, call, sizes); /* uneven: one more round */
+    else if (a2av)
+        st = exchange_v(comm, call, sizes);
 out:
     if (all && all != stack)
         free(all);

@@ -39,6 +39,24 @@ DISPATCH(do_barrier)
     return comm->ops->barrier(comm->state);
 }
 
+DISPATCH(do_all_to_all)
+{
+    return comm->ops->all_to_all(comm->state, c->in, c->dim, c->concat_dim,
+                                 out);
+}
+
+DISPATCH(do_all_to_all_v)
+{
+    return comm->ops->all_to_all_v(comm->state, c->in, c->dim, c->vsizes,
+                                   c->concat_dim, sizes, out);
+}
+
+DISPATCH(do_reduce_scatter_v)
+{
+    return comm->ops->reduce_scatter_v(comm->state, c->in, c->op, c->dim,
+                                       c->vsizes, out);
+}
+
 #define SLOT(op) offsetof(tcomm_backend_ops_t, op)
 
 static const tcomm_coll_desc_t colls[] = {
@@ -58,6 +76,22 @@ static const tcomm_coll_desc_t colls[] = {
                               do_broadcast},
     [TCOMM_COLL_BARRIER] = {"barrier", 0, TCOMM_OUT_NONE, 0, SLOT(barrier),
                             do_barrier},
+    [TCOMM_COLL_ALL_TO_ALL] = {"all_to_all",
+                               TCOMM_ARG_TENSOR | TCOMM_ARG_DIM |
+                                   TCOMM_ARG_CONCAT,
+                               TCOMM_OUT_ALL_TO_ALL, 0, SLOT(all_to_all),
+                               do_all_to_all},
+    [TCOMM_COLL_ALL_TO_ALL_V] = {"all_to_all_v",
+                                 TCOMM_ARG_TENSOR | TCOMM_ARG_DIM |
+                                     TCOMM_ARG_CONCAT | TCOMM_ARG_SIZES,
+                                 TCOMM_OUT_ALL_TO_ALL_V, 0,
+                                 SLOT(all_to_all_v), do_all_to_all_v},
+    [TCOMM_COLL_REDUCE_SCATTER_V] = {"reduce_scatter_v",
+                                     TCOMM_ARG_TENSOR | TCOMM_ARG_OP |
+                                         TCOMM_ARG_DIM | TCOMM_ARG_SIZES,
+                                     TCOMM_OUT_SPLIT_V, 1,
+                                     SLOT(reduce_scatter_v),
+                                     do_reduce_scatter_v},
 };
 
 const tcomm_coll_desc_t *tcomm_coll_desc(int kind)

@@ -10,31 +10,13 @@
 #include "tcomm_log.h"
 #include "tcomm_trace.h"
 
-static tcomm_status_t output_shape(const tcomm_call_t *c, int world_size,
-                                   const size_t *sizes, int *ndim,
-                                   size_t *shape)
-{
-    const tcomm_tensor_t *in = c->in;
-    *ndim = in->ndim;
-    memcpy(shape, in->shape, sizeof in->shape);
-    if (c->desc->out == TCOMM_OUT_SPLIT)
-        shape[c->dim] /= (size_t)world_size;
-    if (c->desc->out == TCOMM_OUT_CONCAT) {
-        size_t total = 0;
-        for (int r = 0; r < world_size; r++)
-            total += sizes[r];
-        *ndim = in->ndim > 0 ? in->ndim : 1;
-        shape[c->dim] = total;
-    }
-    return TCOMM_SUCCESS;
-}
-
-static tcomm_status_t alloc_output(const tcomm_call_t *c, int world_size,
-                                   const size_t *sizes, tcomm_tensor_t **out)
+static tcomm_status_t alloc_output(const tcomm_call_t *c, int rank,
+                                   int world_size, const size_t *sizes,
+                                   tcomm_tensor_t **out)
 {
     int ndim;
     size_t shape[TCOMM_MAX_DIMS];
-    output_shape(c, world_size, sizes, &ndim, shape);
+    tcomm_call_out_shape(c, rank, world_size, sizes, &ndim, shape);
     return tcomm_tensor_alloc(c->fn, c->in->graph, c->in->dtype, ndim,
                               shape, out);
 }
@@ -95,6 +77,27 @@ static tcomm_status_t name_the_call(const tcomm_call_t *c,
     return tcomm_error(st, "%s: %s", c->fn, text);
 }
 
+/* In place where the backend's op is not (all_to_all moves every chunk
+ * to another rank's place): the op reads a copy of the input. */
+static int needs_copy(const tcomm_call_t *c)
+{
+    return c->into && c->into == c->in &&
+           c->desc->out == TCOMM_OUT_ALL_TO_ALL;
+}
+
+static tcomm_status_t copy_input(const tcomm_call_t *c, tcomm_tensor_t **copy)
+{
+    const tcomm_tensor_t *in = c->in;
+    TCOMM_TRY(tcomm_tensor_alloc(c->fn, in->graph, in->dtype, in->ndim,
+                                 in->shape, copy));
+    tcomm_status_t st = tcomm_tensor_copy(in, *copy);
+    if (st != TCOMM_SUCCESS) {
+        tcomm_tensor_release(*copy);
+        *copy = NULL;
+    }
+    return st;
+}
+
 /* A barrier is complete once the agreement is: no rank leaves that
  * collective exchange before every rank has entered it. */
 static int agreement_was_barrier(const tcomm_comm_t *comm,
@@ -118,16 +121,17 @@ static tcomm_status_t run_call(tcomm_comm_t *comm, const tcomm_call_t *c)
                            "with MPI_Abort)",
                            c->fn, tcomm_status_string(comm->failed));
     comm->seq++;
-    tcomm_status_t local = tcomm_validate(c, comm->world_size);
+    tcomm_status_t local = tcomm_validate(c, comm->rank, comm->world_size);
     if (comm->world_size == 1)
         return local != TCOMM_SUCCESS ? local : run_single(c);
 
     if (local == TCOMM_SUCCESS && !agreement_was_barrier(comm, c))
         local = has_slot(comm, c);
-    int n = comm->world_size, concat = c->desc->out == TCOMM_OUT_CONCAT;
+    int n = comm->world_size, me = comm->rank;
+    int exchanged = tcomm_out_exchanged(c->desc->out);
     size_t stack[TCOMM_STACK_RANKS], *sizes = stack;
-    tcomm_tensor_t *fresh = NULL;
-    if (concat && n > TCOMM_STACK_RANKS &&
+    tcomm_tensor_t *fresh = NULL, *copy = NULL;
+    if (exchanged && n > TCOMM_STACK_RANKS &&
         !(sizes = malloc((size_t)n * sizeof *sizes))) {
         sizes = stack;
         if (local == TCOMM_SUCCESS)
@@ -135,12 +139,19 @@ static tcomm_status_t run_call(tcomm_comm_t *comm, const tcomm_call_t *c)
                                 "%s: out of host memory", c->fn);
     }
     /* Allocate before agreeing, so that a failure is agreed on too. */
-    if (local == TCOMM_SUCCESS && c->out && !concat)
-        local = alloc_output(c, n, NULL, &fresh);
+    if (local == TCOMM_SUCCESS && c->out && !exchanged)
+        local = alloc_output(c, me, n, NULL, &fresh);
+    tcomm_call_t in_place;
+    if (local == TCOMM_SUCCESS && needs_copy(c)) {
+        local = copy_input(c, &copy);
+        in_place = *c;
+        in_place.in = copy;
+        c = &in_place;
+    }
 
     tcomm_status_t st = tcomm_agree(comm, c, local, sizes);
-    if (st == TCOMM_SUCCESS && c->out && concat)
-        st = alloc_output(c, n, sizes, &fresh);
+    if (st == TCOMM_SUCCESS && c->out && exchanged)
+        st = alloc_output(c, me, n, sizes, &fresh);
     if (st == TCOMM_SUCCESS && agreement_was_barrier(comm, c))
         TCOMM_TRACE_PATH("agreement");
     if (st == TCOMM_SUCCESS && !agreement_was_barrier(comm, c)) {
@@ -153,6 +164,7 @@ static tcomm_status_t run_call(tcomm_comm_t *comm, const tcomm_call_t *c)
     }
     if (sizes != stack)
         free(sizes);
+    tcomm_tensor_release(copy);
     if (st != TCOMM_SUCCESS) {
         tcomm_tensor_release(fresh);
         return name_the_call(c, st);
@@ -244,4 +256,42 @@ tcomm_status_t tcomm_broadcast_into(tcomm_comm_t *comm,
 {
     return run(comm, CALL(TCOMM_COLL_BROADCAST, "tcomm_broadcast_into",
                           .in = in, .into = out, .root = root));
+}
+
+tcomm_status_t tcomm_all_to_all(tcomm_comm_t *comm, const tcomm_tensor_t *in,
+                                int split_dim, int concat_dim,
+                                tcomm_tensor_t **out)
+{
+    return run(comm, CALL(TCOMM_COLL_ALL_TO_ALL, "tcomm_all_to_all",
+                          .in = in, .out = out, .dim = split_dim,
+                          .concat_dim = concat_dim));
+}
+
+tcomm_status_t tcomm_all_to_all_into(tcomm_comm_t *comm,
+                                     const tcomm_tensor_t *in, int split_dim,
+                                     int concat_dim, tcomm_tensor_t *out)
+{
+    return run(comm, CALL(TCOMM_COLL_ALL_TO_ALL, "tcomm_all_to_all_into",
+                          .in = in, .into = out, .dim = split_dim,
+                          .concat_dim = concat_dim));
+}
+
+tcomm_status_t tcomm_all_to_all_v(tcomm_comm_t *comm, const tcomm_tensor_t *in,
+                                  int split_dim, const size_t *send_sizes,
+                                  int concat_dim, tcomm_tensor_t **out)
+{
+    return run(comm, CALL(TCOMM_COLL_ALL_TO_ALL_V, "tcomm_all_to_all_v",
+                          .in = in, .out = out, .dim = split_dim,
+                          .vsizes = send_sizes, .concat_dim = concat_dim));
+}
+
+tcomm_status_t tcomm_reduce_scatter_v(tcomm_comm_t *comm,
+                                      const tcomm_tensor_t *in, tcomm_op_t op,
+                                      int dim, const size_t *sizes,
+                                      tcomm_tensor_t **out)
+{
+    return run(comm,
+               CALL(TCOMM_COLL_REDUCE_SCATTER_V, "tcomm_reduce_scatter_v",
+                    .in = in, .out = out, .op = op, .dim = dim,
+                    .vsizes = sizes));
 }

@@ -14,7 +14,10 @@ typedef enum {
     TCOMM_COLL_ALL_GATHER,
     TCOMM_COLL_REDUCE_SCATTER,
     TCOMM_COLL_BROADCAST,
-    TCOMM_COLL_BARRIER
+    TCOMM_COLL_BARRIER,
+    TCOMM_COLL_ALL_TO_ALL, /* contract 0.2 */
+    TCOMM_COLL_ALL_TO_ALL_V,
+    TCOMM_COLL_REDUCE_SCATTER_V
 } tcomm_coll_kind_t;
 
 /* The arguments a collective takes besides the communicator. */
@@ -22,7 +25,11 @@ enum {
     TCOMM_ARG_TENSOR = 1 << 0, /* an input tensor and an output */
     TCOMM_ARG_OP = 1 << 1,     /* a reduction op (AVG: floating only) */
     TCOMM_ARG_DIM = 1 << 2,    /* a dim of the input */
-    TCOMM_ARG_ROOT = 1 << 3    /* a rank */
+    TCOMM_ARG_ROOT = 1 << 3,   /* a rank */
+    TCOMM_ARG_CONCAT = 1 << 4, /* all_to_all: dim is split_dim, and a
+                                  concat_dim */
+    TCOMM_ARG_SIZES = 1 << 5   /* an array of world-size sizes along dim
+                                  (send_sizes, sizes), adding up to it */
 };
 
 /* How the output's shape follows from the input's. */
@@ -30,8 +37,20 @@ typedef enum {
     TCOMM_OUT_NONE,   /* no output (barrier) */
     TCOMM_OUT_SAME,   /* the input's shape */
     TCOMM_OUT_SPLIT,  /* [dim] / world size, which must divide it */
-    TCOMM_OUT_CONCAT  /* [dim]: the sum of the ranks' sizes, exchanged */
+    TCOMM_OUT_CONCAT, /* [dim]: the sum of the ranks' sizes, exchanged */
+    TCOMM_OUT_ALL_TO_ALL,   /* [dim] / world size, [concat_dim] * it */
+    TCOMM_OUT_ALL_TO_ALL_V, /* [dim]: send_sizes[rank] (dim != concat_dim),
+                               [concat_dim]: the sum of what arrives,
+                               exchanged */
+    TCOMM_OUT_SPLIT_V       /* [dim]: sizes[rank] */
 } tcomm_out_rule_t;
+
+/* Rules whose output size along a dim is known only once the ranks have
+ * exchanged their sizes (after the agreement). */
+static inline int tcomm_out_exchanged(tcomm_out_rule_t rule)
+{
+    return rule == TCOMM_OUT_CONCAT || rule == TCOMM_OUT_ALL_TO_ALL_V;
+}
 
 typedef struct tcomm_call tcomm_call_t;
 
@@ -64,8 +83,11 @@ struct tcomm_call {
     tcomm_tensor_t *into;     /* the _into forms' output, else NULL */
     tcomm_tensor_t **out;     /* the allocating forms' output, else NULL */
     int op;
-    int dim;
+    int dim;                 /* all_to_all: split_dim */
     int root;
+    int concat_dim;          /* all_to_all */
+    const size_t *vsizes;    /* all_to_all_v's send_sizes,
+                                reduce_scatter_v's sizes */
 };
 
 /* Name of a collective kind ("all_reduce", ...). */
@@ -74,10 +96,17 @@ const char *tcomm_coll_name(tcomm_coll_kind_t kind);
 /* Size along call->dim of call->in (1 for a 0-d tensor). */
 size_t tcomm_call_dim_size(const tcomm_call_t *call);
 
-/* Local argument rules of the call on a communicator of world_size ranks.
+/* Local argument rules of the call on rank `rank` of world_size ranks.
  * An _into output's size along the gather dim is checked later, against
  * the sizes of every rank. */
-tcomm_status_t tcomm_validate(const tcomm_call_t *call, int world_size);
+tcomm_status_t tcomm_validate(const tcomm_call_t *call, int rank,
+                              int world_size);
+
+/* The call's output shape on rank `rank`; the exchanged dim (all_gather's
+ * dim, all_to_all_v's concat_dim) is the sum of sizes[0..world_size), or
+ * left as the input's (all_gather of a 0-d input: 0) when sizes is NULL. */
+void tcomm_call_out_shape(const tcomm_call_t *c, int rank, int world_size,
+                          const size_t *sizes, int *ndim, size_t *shape);
 
 /* Check that out's size along dim is total (all_gather_into). */
 tcomm_status_t tcomm_validate_gather_out(const tcomm_call_t *call,
@@ -104,8 +133,9 @@ static inline int tcomm_agrees(const tcomm_comm_t *comm)
            TCOMM_HAS_OP(comm, allgather_bytes);
 }
 
-/* Cross-rank agreement and, for all_gather, the exchange of the sizes
- * along dim (sizes[r] for every rank). @p local is this rank's validation
+/* Cross-rank agreement and, for the exchanged rules, the exchange of the
+ * sizes (all_gather: sizes[r] is rank r's size along dim; all_to_all_v:
+ * the size along concat_dim of what rank r sends here). @p local is this rank's validation
  * status (its sentence in tcomm_last_error()). Returns TCOMM_SUCCESS when
  * every rank may move data; otherwise every rank returns an error: its
  * own local error, or TCOMM_ERR_MISMATCH naming the field and the ranks. */

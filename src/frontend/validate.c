@@ -2,6 +2,7 @@
 /* Local argument rules of every collective, by the arguments and output
  * rule of its row (coll_table.c): each failure names the call, the
  * problem and the fix. */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -28,38 +29,121 @@ static tcomm_status_t check_op(const tcomm_call_t *c)
     return TCOMM_SUCCESS;
 }
 
-static tcomm_status_t check_dim(const tcomm_call_t *c, int world_size)
+static tcomm_status_t dim_in_range(const tcomm_call_t *c, const char *name,
+                                   int dim)
 {
     int nd = c->in->ndim;
     int hi = nd > 0 ? nd - 1 : 0; /* a 0-d tensor acts as shape [1] */
-    if (c->dim < 0 || c->dim > hi)
+    if (dim < 0 || dim > hi)
         return tcomm_error(TCOMM_ERR_INVALID_ARG,
-                           "%s: dim %d is out of range for a %d-dimensional "
+                           "%s: %s %d is out of range for a %d-dimensional "
                            "tensor (use 0..%d)",
-                           c->fn, c->dim, nd, hi);
-    size_t n = tcomm_call_dim_size(c);
-    if (c->desc->out == TCOMM_OUT_SPLIT && n % (size_t)world_size)
-        return tcomm_error(TCOMM_ERR_SHAPE,
-                           "%s: size %zu along dim %d is not divisible by "
-                           "the world size %d (pad dim %d to a multiple of "
-                           "%d)",
-                           c->fn, n, c->dim, world_size, c->dim, world_size);
+                           c->fn, name, dim, nd, hi);
     return TCOMM_SUCCESS;
 }
 
-/* The output shape that every rank can know locally (all_gather's dim
- * size is checked after the exchange). */
-static void expected_shape(const tcomm_call_t *c, int world_size,
-                           int *ndim, size_t *shape)
+static tcomm_status_t check_dim(const tcomm_call_t *c, int world_size)
+{
+    int a2a = (c->desc->args & TCOMM_ARG_CONCAT) != 0;
+    const char *name = a2a ? "split_dim" : "dim";
+    TCOMM_TRY(dim_in_range(c, name, c->dim));
+    if (a2a)
+        TCOMM_TRY(dim_in_range(c, "concat_dim", c->concat_dim));
+    if ((a2a || (c->desc->args & TCOMM_ARG_SIZES)) && c->in->ndim == 0)
+        return tcomm_error(TCOMM_ERR_SHAPE,
+                           "%s: the input is 0-dimensional but %s splits it "
+                           "along a dim (make it a tensor of shape [1])",
+                           c->fn, c->desc->name);
+    size_t n = tcomm_call_dim_size(c);
+    tcomm_out_rule_t rule = c->desc->out;
+    if ((rule == TCOMM_OUT_SPLIT || rule == TCOMM_OUT_ALL_TO_ALL) &&
+        n % (size_t)world_size)
+        return tcomm_error(TCOMM_ERR_SHAPE,
+                           "%s: size %zu along %s %d is not divisible by "
+                           "the world size %d (pad it to a multiple of %d%s)",
+                           c->fn, n, name, c->dim, world_size, world_size,
+                           rule == TCOMM_OUT_SPLIT
+                               ? ", or use tcomm_reduce_scatter_v"
+                               : ", or use tcomm_all_to_all_v");
+    return TCOMM_SUCCESS;
+}
+
+/* send_sizes / sizes: world_size entries adding up to the size along
+ * dim (zeros allowed). */
+static tcomm_status_t check_sizes(const tcomm_call_t *c, int world_size)
+{
+    const char *name = c->desc->args & TCOMM_ARG_CONCAT ? "send_sizes"
+                                                         : "sizes";
+    const char *dim = c->desc->args & TCOMM_ARG_CONCAT ? "split_dim" : "dim";
+    if (!c->vsizes)
+        return tcomm_error(TCOMM_ERR_INVALID_ARG,
+                           "%s: %s is NULL (pass %d sizes along %s, one per "
+                           "rank)",
+                           c->fn, name, world_size, dim);
+    size_t sum = 0, n = tcomm_call_dim_size(c);
+    int over = 0; /* the sum overflows */
+    for (int r = 0; r < world_size; r++) {
+        over |= c->vsizes[r] > SIZE_MAX - sum;
+        sum += c->vsizes[r];
+    }
+    if (over || sum != n) {
+        char got[32];
+        snprintf(got, sizeof got, over ? "more than SIZE_MAX" : "%zu", sum);
+        return tcomm_error(TCOMM_ERR_SHAPE,
+                           "%s: %s add up to %s but the size along %s %d "
+                           "is %zu (make the %d entries add up to %zu)",
+                           c->fn, name, got, dim, c->dim, n, world_size, n);
+    }
+    return TCOMM_SUCCESS;
+}
+
+/* The dim whose output size is known only after the exchange, or -1. */
+static int exchanged_dim(const tcomm_call_t *c)
+{
+    if (c->desc->out == TCOMM_OUT_CONCAT)
+        return c->dim;
+    if (c->desc->out == TCOMM_OUT_ALL_TO_ALL_V)
+        return c->concat_dim;
+    return -1;
+}
+
+void tcomm_call_out_shape(const tcomm_call_t *c, int rank, int world_size,
+                          const size_t *sizes, int *ndim, size_t *shape)
 {
     const tcomm_tensor_t *in = c->in;
+    size_t n = (size_t)world_size;
     *ndim = in->ndim;
     memcpy(shape, in->shape, sizeof in->shape);
-    if (c->desc->out == TCOMM_OUT_SPLIT && in->ndim > 0)
-        shape[c->dim] /= (size_t)world_size;
-    if (c->desc->out == TCOMM_OUT_CONCAT && in->ndim == 0) {
-        *ndim = 1;
-        shape[0] = 0; /* checked later */
+    switch (c->desc->out) {
+    case TCOMM_OUT_SPLIT:
+        if (in->ndim > 0)
+            shape[c->dim] /= n;
+        break;
+    case TCOMM_OUT_CONCAT:
+        if (in->ndim == 0) {
+            *ndim = 1;
+            shape[0] = 0;
+        }
+        break;
+    case TCOMM_OUT_ALL_TO_ALL:
+        shape[c->dim] /= n;
+        shape[c->concat_dim] *= n;
+        break;
+    case TCOMM_OUT_ALL_TO_ALL_V:
+        if (c->dim != c->concat_dim)
+            shape[c->dim] = c->vsizes[rank];
+        break;
+    case TCOMM_OUT_SPLIT_V:
+        shape[c->dim] = c->vsizes[rank];
+        break;
+    default:
+        break;
+    }    int dim = exchanged_dim(c);
+    if (sizes && dim >= 0) {
+        size_t total = 0;
+        for (int r = 0; r < world_size; r++)
+            total += sizes[r];
+        shape[dim] = total;
     }
 }
 
@@ -72,12 +156,12 @@ static const char PLACEHOLDER[] = " (*: the sum of the ranks' sizes along "
 
 static tcomm_status_t gather_shape_error(const tcomm_call_t *c,
                                          const char *got, int nd,
-                                         const size_t *want)
+                                         const size_t *want, int free_dim)
 {
     char exp[256];
     size_t used = 0;
     for (int i = 0; i < nd && used < sizeof exp; i++)
-        used += (size_t)(i == c->dim
+        used += (size_t)(i == free_dim
                              ? snprintf(exp + used, sizeof exp - used,
                                         "%s*", i ? ", " : "")
                              : snprintf(exp + used, sizeof exp - used,
@@ -111,7 +195,8 @@ int64_t tcomm_call_gather_size(const tcomm_call_t *c)
     return (int64_t)tcomm_call_dim_size(c);
 }
 
-static tcomm_status_t check_into(const tcomm_call_t *c, int world_size)
+static tcomm_status_t check_into(const tcomm_call_t *c, int rank,
+                                 int world_size)
 {
     const tcomm_tensor_t *in = c->in, *out = c->into;
     if (out->graph != in->graph)
@@ -128,8 +213,8 @@ static tcomm_status_t check_into(const tcomm_call_t *c, int world_size)
                            tcomm_dtype_name(in->dtype));
     int nd;
     size_t want[TCOMM_MAX_DIMS];
-    expected_shape(c, world_size, &nd, want);
-    int gather_dim = c->desc->out == TCOMM_OUT_CONCAT ? c->dim : -1;
+    tcomm_call_out_shape(c, rank, world_size, NULL, &nd, want);
+    int gather_dim = exchanged_dim(c);
     int ok = out->ndim == nd;
     for (int i = 0; ok && i < nd; i++)
         ok = i == gather_dim || out->shape[i] == want[i];
@@ -139,7 +224,7 @@ static tcomm_status_t check_into(const tcomm_call_t *c, int world_size)
         if (gather_dim >= 0 && world_size == 1) /* the total is known */
             want[gather_dim] = tcomm_call_dim_size(c);
         else if (gather_dim >= 0) /* known after the agreement */
-            return gather_shape_error(c, got, nd, want);
+            return gather_shape_error(c, got, nd, want, gather_dim);
         tcomm_shape_text(nd, want, exp, sizeof exp);
         return tcomm_error(TCOMM_ERR_SHAPE,
                            "%s: out has shape %s but the result has shape "
@@ -160,7 +245,7 @@ tcomm_status_t tcomm_validate_gather_out(const tcomm_call_t *call,
                        call->fn, out_size, call->dim, total, total);
 }
 
-tcomm_status_t tcomm_validate(const tcomm_call_t *c, int world_size)
+tcomm_status_t tcomm_validate(const tcomm_call_t *c, int rank, int world_size)
 {
     unsigned args = c->desc->args;
     if (!(args & TCOMM_ARG_TENSOR))
@@ -179,12 +264,14 @@ tcomm_status_t tcomm_validate(const tcomm_call_t *c, int world_size)
         TCOMM_TRY(check_op(c));
     if (args & TCOMM_ARG_DIM)
         TCOMM_TRY(check_dim(c, world_size));
+    if (args & TCOMM_ARG_SIZES)
+        TCOMM_TRY(check_sizes(c, world_size));
     if ((args & TCOMM_ARG_ROOT) && (c->root < 0 || c->root >= world_size))
         return tcomm_error(TCOMM_ERR_INVALID_ARG,
                            "%s: root %d is out of range for world size %d "
                            "(use 0..%d)",
                            c->fn, c->root, world_size, world_size - 1);
     if (c->into)
-        TCOMM_TRY(check_into(c, world_size));
+        TCOMM_TRY(check_into(c, rank, world_size));
     return TCOMM_SUCCESS;
 }
