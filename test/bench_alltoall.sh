@@ -83,8 +83,8 @@ validate 2 --baseline --uneven --split-dim 1 --concat-dim 1
 validate 1 --backend local --threads 3 --uneven
 validate 1 --backend local --threads 2 --split-dim 1 --concat-dim 0
 
-# The JSON names the dims and the form.
-on_ranks 2 "$prog" -m 4:64 -i 2 -x 0 --split-dim 1 --concat-dim 0 \
+# The JSON names the dims and the form (1 rank: the front end answers).
+on_ranks 1 "$prog" -m 4:64 -i 2 -x 0 --split-dim 1 --concat-dim 0 \
     --uneven --json "$tmp/a.json" > /dev/null 2>&1
 grep -q '"split_dim": 1, "concat_dim": 0, "uneven": 1' "$tmp/a.json" \
     2>/dev/null || fail "--json: no split_dim, concat_dim, uneven settings"
