@@ -83,12 +83,14 @@ log "all GPU checks passed"
 # called directly), and at 2 ranks where there are two devices (NCCL
 # takes one device per rank; with fewer the test skips, 77).
 if grep -q '^#define TCOMM_HAVE_NCCL 1' config.h; then
-    make -j"$(nproc)" test/gpu/gpu_nccl >>make.log 2>&1 ||
-        { tail -30 make.log; exit 1; }
-    mpi 1 ./test/gpu/gpu_nccl
-    rc=0
-    mpi 2 ./test/gpu/gpu_nccl || rc=$?
-    [ "$rc" -eq 0 ] || [ "$rc" -eq 77 ] || exit "$rc"
+    make -j"$(nproc)" test/gpu/gpu_nccl test/gpu/gpu_nccl_a2a \
+        >>make.log 2>&1 || { tail -30 make.log; exit 1; }
+    for t in gpu_nccl gpu_nccl_a2a; do
+        mpi 1 ./test/gpu/$t
+        rc=0
+        mpi 2 ./test/gpu/$t || rc=$?
+        [ "$rc" -eq 0 ] || [ "$rc" -eq 77 ] || exit "$rc"
+    done
     log "NCCL backend checks passed"
 else
     echo "SKIP: NCCL backend (configured without NCCL)"
