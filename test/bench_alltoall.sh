@@ -5,8 +5,8 @@
 # -c run (every output element against the reference on every rank) of
 # the four (split, concat) pairs, equal and --uneven (both modes of
 # tcomm_all_to_all_v), at 1-4 ranks; a few dtypes, --alloc, the JSON's
-# settings, and the local backend (skipped, saying so, while a backend
-# has no all_to_all yet).
+# settings, and the local and Gloo backends (skipped, saying so, while a
+# backend has no all_to_all yet, or without Gloo).
 set -u
 . "$(dirname "$0")/bench_lib.sh"
 
@@ -83,6 +83,13 @@ validate 2 --alloc --split-dim 0 --concat-dim 1
 validate 2 --baseline --uneven --split-dim 1 --concat-dim 1
 validate 1 --backend local --threads 3 --uneven
 validate 1 --backend local --threads 2 --split-dim 1 --concat-dim 0
+if on_ranks 2 barrier --backend gloo -i 1 -x 0 2>&1 | grep -q "without Gloo"
+then
+    echo "SKIP: --backend gloo: this tcomm is built without Gloo"
+else
+    validate 3 --backend gloo --uneven --split-dim 0 --concat-dim 1
+    validate 2 --backend gloo --split-dim 1 --concat-dim 1
+fi
 
 # The JSON names the dims and the form (1 rank: the front end answers).
 on_ranks 1 "$prog" -m 4:64 -i 2 -x 0 --split-dim 1 --concat-dim 0 \
