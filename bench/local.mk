@@ -99,3 +99,9 @@ noinst_PROGRAMS += bench/reshape_candidates
 bench_reshape_candidates_SOURCES = bench/reshape_candidates.c \
 	bench/allgather_candidates.c bench/allgather_candidates.h
 bench_reshape_candidates_LDADD = libtcomm_internal.la
+
+# all_to_all's candidates for strided blocks against raw MPI_Alltoall (not
+# installed): mpirun -np 2 bench/alltoall_candidates.
+noinst_PROGRAMS += bench/alltoall_candidates
+bench_alltoall_candidates_SOURCES = bench/alltoall_candidates.c
+bench_alltoall_candidates_LDADD = libtcomm_internal.la

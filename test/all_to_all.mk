@@ -14,6 +14,13 @@ TESTS += test/mpi_all_to_all_errors-np1.mpitest \
 	test/mpi_all_to_all_errors-np4.mpitest
 
 # -- MPI backend, host tensors --
+check_PROGRAMS += test/mpi_all_to_all
+test_mpi_all_to_all_SOURCES = test/mpi_all_to_all.c test/mpi_a2a_ref.c \
+	test/mpi_a2a_ref.h test/mpi_reference.c test/mpi_reference.h
+test_mpi_all_to_all_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+test_mpi_all_to_all_LDADD = libtcomm_internal.la $(CHECK_LIBS)
+TESTS += test/mpi_all_to_all-np1.mpitest test/mpi_all_to_all-np2.mpitest \
+	test/mpi_all_to_all-np3.mpitest test/mpi_all_to_all-np4.mpitest
 
 # -- MPI backend, device tensors (sim, CUDA) --
 

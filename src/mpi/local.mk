@@ -4,11 +4,13 @@
 # its two lower rooms: device tensors and one node's shared memory.
 libtcomm_internal_la_SOURCES += \
 	src/mpi/tcomm_backend_mpi.h src/mpi/tcomm_timeout.h \
-	src/mpi/tcomm_mpi_reshape.h \
+	src/mpi/tcomm_mpi_reshape.h src/mpi/tcomm_mpi_alltoall.h \
 	src/mpi/backend_mpi.c src/mpi/mpi_collectives.c src/mpi/ordered.c \
 	src/mpi/allgather_dim.c src/mpi/allgather_pull.c \
 	src/mpi/reduce_scatter_dim.c \
-	src/mpi/all_to_all.c src/mpi/reduce_scatter_v.c \
+	src/mpi/all_to_all.c src/mpi/alltoall_flat.c \
+	src/mpi/alltoall_strided.c src/mpi/alltoall_pull.c \
+	src/mpi/reduce_scatter_v.c \
 	src/mpi/timeout.c src/mpi/cuda_aware_probe.c
 
 include src/mpi/device/local.mk
