@@ -167,3 +167,7 @@ $(examples_bin_transpose2d_f_OBJECTS): src/fortran/tcomm.mod
 endif
 
 # -- harness --
+# osu_tcomm_alltoall's options and a -c run of every (split, concat) pair,
+# equal and uneven, at 1-4 ranks (test/bench_lib.sh starts them).
+TESTS += test/bench_alltoall.sh
+EXTRA_DIST += test/bench_alltoall.sh
