@@ -34,7 +34,7 @@ static void set_1d(bench_run_t *r, size_t count)
 
 /* [rows, count/rows] with rows <= 64, rows dividing count and the extent
  * along dim a multiple of @p div; 0 when there is none. */
-static size_t pick_rows(size_t count, int dim, size_t div)
+size_t bench_pick_rows(size_t count, int dim, size_t div)
 {
     for (size_t rows = count < 64 ? count : 64; rows >= 1; rows--) {
         if (count % rows)
@@ -92,7 +92,7 @@ static bench_size_t allgather_setup(bench_run_t *r, size_t bytes)
     size_t count = elements(r, bytes);
     if (!count)
         return BENCH_SIZE_PARTIAL;
-    size_t rows = pick_rows(count, r->opt->dim, 1); /* 1 at worst */
+    size_t rows = bench_pick_rows(count, r->opt->dim, 1); /* 1 at worst */
     r->ndim = 2;
     r->in_shape[0] = r->out_shape[0] = rows;
     r->in_shape[1] = r->out_shape[1] = count / rows;
@@ -141,7 +141,7 @@ static bench_size_t reduce_scatter_setup(bench_run_t *r, size_t bytes)
     size_t whole = count - count % (size_t)r->np;
     if (!whole)
         return BENCH_SIZE_FEW;
-    size_t rows = pick_rows(whole, r->opt->dim, (size_t)r->np);
+    size_t rows = bench_pick_rows(whole, r->opt->dim, (size_t)r->np);
     if (!rows)
         return BENCH_SIZE_NO_ROWS;
     bytes = whole * r->esize;
@@ -267,31 +267,33 @@ static double factor_one(int np)
     return 1.0;
 }
 
-static const bench_coll_t colls[BENCH_KIND_COUNT] = {
+static const bench_coll_t colls[BENCH_ALLTOALL] = {
     {BENCH_ALLREDUCE, "allreduce", "Allreduce", 1, 0, allreduce_setup,
      bytes_per_rank, factor_allreduce, allreduce_run, allreduce_mpi,
-     allreduce_expect},
+     allreduce_expect, NULL, NULL},
     {BENCH_ALLGATHER, "allgather", "Allgather", 1, 1, allgather_setup,
      bytes_total, factor_ring, allgather_run, allgather_mpi,
-     allgather_expect},
+     allgather_expect, NULL, NULL},
     {BENCH_REDUCE_SCATTER, "reduce_scatter", "Reduce_scatter", 1, 1,
      reduce_scatter_setup, bytes_per_rank, factor_ring, reduce_scatter_run,
-     reduce_scatter_mpi, reduce_scatter_expect},
+     reduce_scatter_mpi, reduce_scatter_expect, NULL, NULL},
     {BENCH_BCAST, "bcast", "Broadcast", 1, 0, bcast_setup, bytes_per_rank,
-     factor_one, bcast_run, bcast_mpi, bcast_expect},
+     factor_one, bcast_run, bcast_mpi, bcast_expect, NULL, NULL},
     {BENCH_BARRIER, "barrier", "Barrier", 0, 0, barrier_setup, no_bytes,
-     factor_one, barrier_run, barrier_mpi, NULL},
+     factor_one, barrier_run, barrier_mpi, NULL, NULL, NULL},
 };
 
 const bench_coll_t *bench_coll_find(const char *name)
 {
     for (int i = 0; i < BENCH_KIND_COUNT; i++)
-        if (strcmp(colls[i].name, name) == 0)
-            return &colls[i];
+        if (strcmp(bench_coll_at(i)->name, name) == 0)
+            return bench_coll_at(i);
     return NULL;
 }
 
 const bench_coll_t *bench_coll_at(int index)
 {
-    return index >= 0 && index < BENCH_KIND_COUNT ? &colls[index] : NULL;
+    if (index == BENCH_ALLTOALL)
+        return &bench_alltoall_coll; /* a file of its own */
+    return index >= 0 && index < BENCH_ALLTOALL ? &colls[index] : NULL;
 }

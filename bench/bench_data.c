@@ -172,3 +172,11 @@ size_t bench_compare(const bench_run_t *r, const void *out)
             bad++;
     return bad;
 }
+
+void bench_fill_input(const bench_run_t *r)
+{
+    double (*value)(int, size_t) = r->coll->value ? r->coll->value
+                                                  : bench_value;
+    for (size_t i = 0; i < r->in_count; i++)
+        store(r->opt->dtype, r->in_buf, i, value(r->rank, i));
+}

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* OSU's options plus --dim, --baseline, --json, --alloc, --max-time,
- * --backend, --threads.
+/* OSU's options plus --dim, --split-dim, --concat-dim, --uneven,
+ * --baseline, --json, --alloc, --max-time, --backend, --threads.
  * Parsed before MPI_Init: a bad option or value prints one line on stderr
  * (from the rank that will be rank 0) and exits with status 2. */
 #include <errno.h>
@@ -49,7 +49,8 @@ static void usage(const bench_coll_t *coll, const bench_opts_t *opt)
            "   or: %s --backend local [--threads N] [options]\n"
            "tcomm %s latency against the raw MPI call (OSU-style).\n"
            "  -m, --message-size [MIN:]MAX  message sizes in bytes per "
-           "rank,\n"
+           "rank (alltoall:\n"
+           "                                per rank and peer),\n"
            "                                doubling (K, M, G suffixes; "
            "default\n"
            "                                one element to 1M)\n"
@@ -68,6 +69,16 @@ static void usage(const bench_coll_t *coll, const bench_opts_t *opt)
            "(reduce_scatter:\n"
            "                       one whose size along D divides by the "
            "ranks)\n"
+           "      --split-dim D    alltoall: split along dim D (0 or 1; "
+           "default 0) of the\n"
+           "                       input, world_size chunks of [rows<=64, "
+           "n/rows] stacked\n"
+           "      --concat-dim D   alltoall: concatenate along dim D (0 or "
+           "1; default 0)\n"
+           "      --uneven         alltoall: tcomm_all_to_all_v, sizes "
+           "along the split dim\n"
+           "                       that differ by peer (baseline "
+           "MPI_Alltoallv)\n"
            "      --baseline       time the raw MPI call too, interleaved\n"
            "      --json FILE      write the results as JSON\n"
            "      --alloc          time the allocating forms, not _into\n"
@@ -177,7 +188,7 @@ static bench_backend_t parse_backend(const bench_opts_t *opt, const char *s)
 
 enum {
     OPT_DIM = 256, OPT_BASELINE, OPT_JSON, OPT_ALLOC, OPT_MAX_TIME,
-    OPT_BACKEND, OPT_THREADS
+    OPT_BACKEND, OPT_THREADS, OPT_SPLIT_DIM, OPT_CONCAT_DIM, OPT_UNEVEN
 };
 
 static const struct option longopts[] = {
@@ -197,6 +208,9 @@ static const struct option longopts[] = {
     {"max-time", required_argument, NULL, OPT_MAX_TIME},
     {"backend", required_argument, NULL, OPT_BACKEND},
     {"threads", required_argument, NULL, OPT_THREADS},
+    {"split-dim", required_argument, NULL, OPT_SPLIT_DIM},
+    {"concat-dim", required_argument, NULL, OPT_CONCAT_DIM},
+    {"uneven", no_argument, NULL, OPT_UNEVEN},
     {NULL, 0, NULL, 0},
 };
 
@@ -209,6 +223,15 @@ static const char *bad_option(char **argv, int c)
         return buf;
     }
     return argv[optind - 1];
+}
+
+static int parse_dim(const bench_opts_t *opt, const char *flag,
+                     const char *s)
+{
+    if (strcmp(s, "0") && strcmp(s, "1"))
+        bench_die_usage(opt, "%s: '%s' is not a dim of the 2-D tensor (use "
+                        "0 or 1)", flag, s);
+    return s[0] - '0';
 }
 
 static void parse_one(int c, char **argv, const bench_coll_t *coll,
@@ -238,14 +261,32 @@ static void parse_one(int c, char **argv, const bench_coll_t *coll,
         opt->cuda = strcmp(optarg, "cuda") == 0;
         break;
     case OPT_DIM:
+        if (coll->kind == BENCH_ALLTOALL)
+            bench_die_usage(opt, "--dim: alltoall has two dims (use "
+                            "--split-dim D --concat-dim D)");
         if (!coll->has_dim)
             bench_die_usage(opt, "--dim: %s has no dim (only allgather "
                             "and reduce_scatter)", coll->name);
-        if (strcmp(optarg, "0") && strcmp(optarg, "1"))
-            bench_die_usage(opt, "--dim: '%s' is not a dim of the 2-D "
-                            "tensor (use 0 or 1)", optarg);
-        opt->dim = optarg[0] - '0';
+        opt->dim = parse_dim(opt, "--dim", optarg);
         break;
+    case OPT_SPLIT_DIM:
+    case OPT_CONCAT_DIM:
+    case OPT_UNEVEN: {
+        const char *flag = c == OPT_SPLIT_DIM    ? "--split-dim"
+                           : c == OPT_CONCAT_DIM ? "--concat-dim"
+                                                 : "--uneven";
+        if (coll->kind != BENCH_ALLTOALL)
+            bench_die_usage(opt, "%s: only osu_tcomm_alltoall has it (%s "
+                            "has %s)", flag, coll->name,
+                            coll->has_dim ? "--dim" : "no dim");
+        if (c == OPT_SPLIT_DIM)
+            opt->split_dim = parse_dim(opt, flag, optarg);
+        else if (c == OPT_CONCAT_DIM)
+            opt->concat_dim = parse_dim(opt, flag, optarg);
+        else
+            opt->uneven = 1;
+        break;
+    }
     case OPT_BASELINE: opt->baseline = 1; break;
     case OPT_JSON:
         if (!*optarg)

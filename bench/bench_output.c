@@ -29,7 +29,9 @@ void bench_print_header(bench_run_t *r)
     if (r->coll->has_dim)
         printf(", dim %d of [rows<=64, n/rows]", o->dim);
     printf(", TCOMM_CHECK=%s, %s forms\n", check_mode(),
-           o->alloc ? "allocating" : "_into");
+           o->alloc || o->uneven ? "allocating" : "_into");
+    if (r->coll->kind == BENCH_ALLTOALL)
+        bench_alltoall_header(r);
     if (o->baseline)
         printf("# MPI: the raw MPI call on the same bytes, interleaved in "
                "up to %d blocks;\n# Med: median of the block means (mean "
@@ -95,12 +97,14 @@ FILE *bench_json_open(const bench_run_t *r)
         return NULL;
     fprintf(f, "{\"benchmark\": \"%s\", \"np\": %d, \"backend\": \"%s\", "
             "\"dtype\": \"%s\", \"device\": \"%s\", \"dim\": %d, "
-            "\"check\": \"%s\", \"forms\": \"%s\", \"blocks\": %d, "
-            "\"results\": [",
+            "\"check\": \"%s\", \"forms\": \"%s\", \"blocks\": %d, ",
             r->coll->name, r->np, bench_backend_name(o->backend),
             bench_dtype_name(o->dtype),
             o->cuda ? "cuda" : "host", o->dim, check_mode(),
-            o->alloc ? "allocating" : "into", BENCH_BLOCKS);
+            o->alloc || o->uneven ? "allocating" : "into", BENCH_BLOCKS);
+    if (r->coll->kind == BENCH_ALLTOALL)
+        bench_alltoall_json(f, r);
+    fprintf(f, "\"results\": [");
     return f;
 }
 

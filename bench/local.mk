@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # The OSU-style harness (bench/) and `make bench`.
 #
-# Five programs from one source, bench/osu_tcomm.c, each built with
+# Six programs from one source, bench/osu_tcomm.c, each built with
 # -DTCOMM_BENCH_COLL=<collective>; the rest of the harness (options, the
 # table of collectives, timing, output) is a convenience library. The
 # harness sees only the public headers.
@@ -12,6 +12,7 @@ BENCH_LDADD = bench/libtcomm_bench.la libtcomm.la
 noinst_LTLIBRARIES += bench/libtcomm_bench.la
 bench_libtcomm_bench_la_SOURCES = \
 	bench/tcomm_bench.h \
+	bench/bench_alltoall.c \
 	bench/bench_backend.c \
 	bench/bench_backend.h \
 	bench/bench_colls.c \
@@ -30,7 +31,8 @@ bin_PROGRAMS += \
 	bench/osu_tcomm_allgather \
 	bench/osu_tcomm_reduce_scatter \
 	bench/osu_tcomm_bcast \
-	bench/osu_tcomm_barrier
+	bench/osu_tcomm_barrier \
+	bench/osu_tcomm_alltoall
 
 bench_osu_tcomm_allreduce_SOURCES = bench/osu_tcomm.c
 bench_osu_tcomm_allreduce_CPPFLAGS = $(BENCH_CPPFLAGS) \
@@ -55,6 +57,11 @@ bench_osu_tcomm_barrier_SOURCES = bench/osu_tcomm.c
 bench_osu_tcomm_barrier_CPPFLAGS = $(BENCH_CPPFLAGS) \
 	-DTCOMM_BENCH_COLL=barrier
 bench_osu_tcomm_barrier_LDADD = $(BENCH_LDADD)
+
+bench_osu_tcomm_alltoall_SOURCES = bench/osu_tcomm.c
+bench_osu_tcomm_alltoall_CPPFLAGS = $(BENCH_CPPFLAGS) \
+	-DTCOMM_BENCH_COLL=alltoall
+bench_osu_tcomm_alltoall_LDADD = $(BENCH_LDADD)
 
 # The row of one size from the ranks' figures (Check).
 check_PROGRAMS += test/bench_combine
@@ -92,3 +99,9 @@ noinst_PROGRAMS += bench/reshape_candidates
 bench_reshape_candidates_SOURCES = bench/reshape_candidates.c \
 	bench/allgather_candidates.c bench/allgather_candidates.h
 bench_reshape_candidates_LDADD = libtcomm_internal.la
+
+# all_to_all's candidates for strided blocks against raw MPI_Alltoall (not
+# installed): mpirun -np 2 bench/alltoall_candidates.
+noinst_PROGRAMS += bench/alltoall_candidates
+bench_alltoall_candidates_SOURCES = bench/alltoall_candidates.c
+bench_alltoall_candidates_LDADD = libtcomm_internal.la

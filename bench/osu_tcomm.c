@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* osu_tcomm_<collective>: one source for the five programs; the build
+/* osu_tcomm_<collective>: one source for the six programs; the build
  * names the collective with -DTCOMM_BENCH_COLL=<name> (bench/local.mk).
  * Buffers are allocated once at the largest size; each size wraps them in
  * tensors (host) or copies them into device tensors (-d cuda), outside the
@@ -53,11 +53,25 @@ static int open_graph(bench_run_t *r)
     return 0;
 }
 
+/* The largest input and output of the sizes that run (64 bytes for the
+ * barrier): all_to_all's depend on the ranks and on --uneven. */
+static void buffer_sizes(bench_run_t *r)
+{
+    r->in_cap = r->out_cap = 64;
+    for (size_t b = r->opt->min_bytes; r->coll->sized &&
+                                       b <= r->opt->max_bytes; b *= 2) {
+        if (r->coll->setup(r, b) < BENCH_SIZE_ROUNDED)
+            continue;
+        if (r->in_count * r->esize > r->in_cap)
+            r->in_cap = r->in_count * r->esize;
+        if (r->out_count * r->esize > r->out_cap)
+            r->out_cap = r->out_count * r->esize;
+    }
+}
+
 static int alloc_buffers(bench_run_t *r)
 {
-    size_t max = r->coll->sized ? r->opt->max_bytes : 64;
-    r->in_cap = max;
-    r->out_cap = max * (r->coll->kind == BENCH_ALLGATHER ? r->np : 1);
+    buffer_sizes(r);
     int ok = posix_memalign(&r->in_buf, 4096, r->in_cap) == 0 &&
              posix_memalign(&r->out_buf, 4096, r->out_cap) == 0 &&
              (r->check_buf = malloc(r->out_cap)) != NULL;
@@ -124,7 +138,7 @@ static int validate(bench_run_t *r)
         if (r->coll->kind == BENCH_BCAST && r->rank != 0)
             bench_poison(r->in_buf, r->in_count * r->esize);
         else
-            bench_fill(r->opt->dtype, r->in_buf, r->in_count, r->rank);
+            bench_fill_input(r);
         bench_poison(r->out_buf, out_bytes);
         make_tensors(r);
     }
@@ -161,7 +175,7 @@ static void run_sizes(bench_run_t *r, FILE *json, int *failed)
         if (r->coll->setup(r, bytes) < BENCH_SIZE_ROUNDED)
             continue; /* skipped: bench_sizes_print said so */
         if (r->coll->sized)
-            bench_fill(o->dtype, r->in_buf, r->in_count, r->rank);
+            bench_fill_input(r);
         make_tensors(r);
         bench_time_size(r, &res);
         res.valid = o->validate ? validate(r) : 1;
@@ -191,6 +205,8 @@ static int run_rank(bench_run_t *r, void *json)
             bench_print_header(r);
         run_sizes(r, r->rank == 0 ? json : NULL, &failed);
     }
+    if (r->coll->release)
+        r->coll->release(r);
     free(r->check_buf);
     free(r->out_buf);
     free(r->in_buf);

@@ -37,7 +37,8 @@ set title sprintf("tcomm %s vs raw MPI on the same bytes, %d ranks", \
 set logscale x 2
 set logscale y 10
 set format x "%.0b%B"
-set xlabel "message size per rank (bytes)"
+set xlabel (coll eq "alltoall" ? "message size per rank and peer (bytes)" \
+                                : "message size per rank (bytes)")
 set key noenhanced
 
 plot for [i=1:words(files)] word(files, i) using 1:2 with linespoints \

@@ -8,6 +8,7 @@
 
 #include <mpi.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "tcomm.h"
 #include "tcomm_mpi.h"
@@ -36,6 +37,7 @@ typedef enum {
     BENCH_REDUCE_SCATTER,
     BENCH_BCAST,
     BENCH_BARRIER,
+    BENCH_ALLTOALL,        /* bench/bench_alltoall.c */
     BENCH_KIND_COUNT
 } bench_kind_t;
 
@@ -52,6 +54,9 @@ typedef struct {
     tcomm_dtype_t dtype;   /* -T */
     int cuda;              /* -d cuda */
     int dim;               /* --dim (allgather, reduce_scatter) */
+    int split_dim;         /* --split-dim (alltoall) */
+    int concat_dim;        /* --concat-dim (alltoall) */
+    int uneven;            /* --uneven (alltoall: tcomm_all_to_all_v) */
     int baseline;          /* --baseline */
     const char *json;      /* --json FILE */
     int alloc;             /* --alloc: the allocating forms */
@@ -91,6 +96,10 @@ typedef struct {
     int (*baseline)(struct bench_run *r);        /* one raw MPI call */
     /* The expected value of output element @p i on this rank. */
     double (*expect)(const struct bench_run *r, size_t i);
+    /* The input value of (rank, index) for -c; NULL: bench_value. */
+    double (*value)(int rank, size_t i);
+    /* Frees r->coll_state at the end of a rank's run; may be NULL. */
+    void (*release)(struct bench_run *r);
 } bench_coll_t;
 
 /* State of one program run; the per-size fields change with each size. */
@@ -117,11 +126,21 @@ typedef struct bench_run {
     void *mpi_in, *mpi_out;   /* its buffers (device ones with -d cuda) */
     MPI_Datatype mpi_type;
     size_t mpi_count;         /* elements of mpi_type; 0: no baseline */
+    void *coll_state;         /* the collective's own (alltoall: sizes) */
 } bench_run_t;
 
 /* bench_colls.c */
 const bench_coll_t *bench_coll_find(const char *name);
 const bench_coll_t *bench_coll_at(int index);
+/* The largest rows <= 64 dividing count whose extent along dim (rows for
+ * 0, count/rows for 1) divides by @p div; 0 when there is none. */
+size_t bench_pick_rows(size_t count, int dim, size_t div);
+
+/* bench_alltoall.c: osu_tcomm_alltoall's row of the table, and the
+ * settings its header and JSON add. */
+extern const bench_coll_t bench_alltoall_coll;
+void bench_alltoall_header(const bench_run_t *r);
+void bench_alltoall_json(FILE *f, const bench_run_t *r);
 
 /* bench_sizes.c: the requested sizes (MIN doubling to MAX) as the
  * collective runs them. 0 when at least one is left, else
@@ -165,6 +184,8 @@ MPI_Datatype bench_mpi_type(tcomm_dtype_t dtype);
  * exact in every dtype, whose sums over ranks stay exact. */
 double bench_value(int rank, size_t i);
 void bench_fill(tcomm_dtype_t dtype, void *buf, size_t count, int rank);
+/* The input of this rank for the current size (coll->value's values). */
+void bench_fill_input(const bench_run_t *r);
 void bench_poison(void *buf, size_t bytes);
 double bench_load(tcomm_dtype_t dtype, const void *buf, size_t i);
 /* Number of output elements that differ from coll->expect. */

@@ -257,6 +257,7 @@ const tcomm_memspace_t tcomm_memspace_cuda = {
     .divide = tcomm_cuda_divide_op,
     .gather_unpack = tcomm_cuda_unpack_op,
     .scatter_pack = tcomm_cuda_pack_op,
+    .split_pack = tcomm_cuda_split_op,
     .record = cuda_record,
     .wait = cuda_wait,
     .synchronize = cuda_synchronize,

@@ -68,3 +68,14 @@ tcomm_status_t tcomm_cuda_pack_op(void *ctx, const void *src, void *dst,
                                                nranks, chunk, c->stream));
     return TCOMM_SUCCESS;
 }
+
+tcomm_status_t tcomm_cuda_split_op(void *ctx, const void *src, void *dst,
+                                   size_t elsize, size_t outer, int nranks,
+                                   const size_t *seg)
+{
+    tcomm_cuda_ctx_t *c = ctx;
+    TCOMM_TRY(tcomm_cuda_use(c));
+    TCOMM_LAUNCH_CHECK(tcomm_cuda_split_pack(src, dst, elsize, outer, nranks,
+                                             seg, c->stream));
+    return TCOMM_SUCCESS;
+}

@@ -23,15 +23,19 @@ int tcomm_cuda_reduce(int dtype, int op, void *acc, const void *x,
 int tcomm_cuda_divide(int dtype, void *buf, size_t n, double divisor,
                       void *stream);
 
-/* Reshaping along a dim, as tcomm_host_gather_unpack and
- * tcomm_host_scatter_pack (mpi_kernels/tcomm_host_kernels.h). seg is a
- * host array of nranks entries. */
+/* Reshaping along a dim, as tcomm_host_gather_unpack,
+ * tcomm_host_scatter_pack and tcomm_host_split_pack
+ * (mpi_kernels/tcomm_host_kernels.h). seg is a host array of nranks
+ * entries. */
 int tcomm_cuda_gather_unpack(const void *src, void *dst, size_t elsize,
                              size_t outer, int nranks, const size_t *seg,
                              void *stream);
 int tcomm_cuda_scatter_pack(const void *src, void *dst, size_t elsize,
                             size_t outer, int nranks, size_t chunk,
                             void *stream);
+int tcomm_cuda_split_pack(const void *src, void *dst, size_t elsize,
+                          size_t outer, int nranks, const size_t *seg,
+                          void *stream);
 
 #ifdef __cplusplus
 }

@@ -69,5 +69,8 @@ tcomm_status_t tcomm_cuda_unpack_op(void *ctx, const void *src, void *dst,
 tcomm_status_t tcomm_cuda_pack_op(void *ctx, const void *src, void *dst,
                                   size_t elsize, size_t outer, int nranks,
                                   size_t chunk);
+tcomm_status_t tcomm_cuda_split_op(void *ctx, const void *src, void *dst,
+                                   size_t elsize, size_t outer, int nranks,
+                                   const size_t *seg);
 
 #endif /* TCOMM_CUDA_CHECK_H */

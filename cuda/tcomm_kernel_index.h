@@ -10,6 +10,9 @@
  * element j of the block to tcomm_kernel_unpack_dst(j, ...).
  * pack: one launch; thread j (j < nranks * outer * chunk) fetches
  * destination element j from tcomm_kernel_pack_src(j, ...).
+ * split (uneven pack, unpack's inverse): one launch per rank block, as
+ * unpack; thread j fetches element j of the block from
+ * tcomm_kernel_split_src(j, ...) (unpack's map read the other way).
  * Elements of other sizes than 1, 2, 4, 8 bytes move as bytes, every
  * length scaled by the element size (tcomm_kernel_scale). */
 #ifndef TCOMM_KERNEL_INDEX_H
@@ -35,6 +38,12 @@ TCOMM_HD static inline size_t tcomm_kernel_pack_src(size_t j, size_t outer,
 {
     int r;
     return tcomm_scatter_src_index(j, outer, nranks, chunk, &r);
+}
+
+TCOMM_HD static inline size_t tcomm_kernel_split_src(size_t j, size_t col,
+                                                     size_t w, size_t total)
+{
+    return tcomm_kernel_unpack_dst(j, col, w, total);
 }
 
 /* The element size a kernel moves (1, 2, 4 or 8), and the factor by

@@ -88,9 +88,9 @@ help_options() {
         grep -oE -- '-[a-zA-Z]'
 }
 
-# the harness's options, from the five programs' own help
+# the harness's options, from the six programs' own help
 : >"$tmp/hopts"
-for p in allreduce allgather reduce_scatter bcast barrier; do
+for p in allreduce allgather reduce_scatter bcast barrier alltoall; do
     "$build/bench/osu_tcomm_$p" -h >"$tmp/help" 2>&1 ||
         { echo "FAIL: osu_tcomm_$p -h failed"; status=1; }
     help_options "$tmp/help" >>"$tmp/hopts"

@@ -5,11 +5,12 @@
 # test that the reference documents every setting, configure option,
 # error code and harness option, and `make distcheck`'s configuration.
 
-# Man pages: hand-written troff. osu_tcomm_allreduce.1 describes the five
-# harness programs; the other four are .so links to it.
+# Man pages: hand-written troff. osu_tcomm_allreduce.1 describes the six
+# harness programs; the other five are .so links to it.
 dist_man_MANS = doc/man/tcomm_info.1 doc/man/osu_tcomm_allreduce.1 \
 	doc/man/osu_tcomm_allgather.1 doc/man/osu_tcomm_reduce_scatter.1 \
-	doc/man/osu_tcomm_bcast.1 doc/man/osu_tcomm_barrier.1
+	doc/man/osu_tcomm_bcast.1 doc/man/osu_tcomm_barrier.1 \
+	doc/man/osu_tcomm_alltoall.1
 
 EXTRA_DIST += Doxyfile.in README.md doc/user-guide.md doc/design-notes.md \
 	doc/reference.md doc/backends.md doc/reliability.md

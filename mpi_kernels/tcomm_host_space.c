@@ -60,6 +60,15 @@ static tcomm_status_t host_divide(void *ctx, tcomm_dtype_t dtype, void *buf,
     return TCOMM_SUCCESS;
 }
 
+static tcomm_status_t host_split_pack(void *ctx, const void *src, void *dst,
+                                      size_t elsize, size_t outer,
+                                      int nranks, const size_t *seg)
+{
+    (void)ctx;
+    tcomm_host_split_pack(src, dst, elsize, outer, nranks, seg);
+    return TCOMM_SUCCESS;
+}
+
 static tcomm_status_t host_memset0(void *ctx, void *dst, size_t bytes)
 {
     (void)ctx;
@@ -78,9 +87,11 @@ const tcomm_memspace_t tcomm_memspace_host = {
     .copy = host_copy,
     .memset0 = host_memset0,
     .register_buffer = NULL,
-    /* the element ops of the fold and of AVG's finish: on host memory
-     * they run at once, so the "async" copy is the plain one */
+    /* the element ops of the fold and of AVG's finish, and the uneven
+     * pack: on host memory they run at once, so the "async" copy is the
+     * plain one */
     .copy_async = host_copy,
     .reduce = host_reduce,
     .divide = host_divide,
+    .split_pack = host_split_pack,
 };

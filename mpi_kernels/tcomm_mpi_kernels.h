@@ -42,6 +42,13 @@ int tcomm_mpi_reduce_scatter_block(const void *sendbuf, void *recvbuf,
                                    size_t count, tcomm_dtype_t dtype,
                                    MPI_Op op, MPI_Comm comm);
 
+/* Uneven blocks (MPI_Reduce_scatter): sendbuf holds nranks blocks back to
+ * back, block r of counts[r] elements; rank r receives block r reduced. */
+int tcomm_mpi_reduce_scatter_counts(const void *sendbuf, void *recvbuf,
+                                    const size_t *counts,
+                                    tcomm_dtype_t dtype, MPI_Op op,
+                                    MPI_Comm comm);
+
 /* MPI_Waitall of n requests; on failure the failed request's own error
  * code. */
 int tcomm_mpi_waitall(size_t n, MPI_Request *req);

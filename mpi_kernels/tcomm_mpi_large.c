@@ -9,8 +9,8 @@
  *   allgatherv: when a count or a displacement does not fit, each rank's
  *     block is broadcast from its owner in pieces (n broadcasts instead of
  *     one allgatherv: slower, but only above 2^31 elements);
- *   reduce_scatter_block: each block is reduced to its owner in pieces
- *     (MPI_Reduce), for the same reason.
+ *   reduce_scatter_block, reduce_scatter_counts: each block is reduced
+ *     to its owner in pieces (MPI_Reduce), for the same reason.
  * Every rank takes the same path, since the choice depends only on the
  * arguments that must agree across ranks. */
 #include <limits.h>
@@ -177,6 +177,68 @@ int tcomm_mpi_allgatherv(const void *sendbuf, size_t sendcount,
         rc = tcomm_mpi_bcast(dst, counts[r], dtype, r, comm);
         if (rc != MPI_SUCCESS)
             return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+/* MPI_Reduce_scatter where every count and their sum fit the limit (Open
+ * MPI sums the counts in an int), MPI_Reduce_scatter_c beyond it, else
+ * each block reduced to its owner in pieces (MPI_Reduce). */
+int tcomm_mpi_reduce_scatter_counts(const void *sendbuf, void *recvbuf,
+                                    const size_t *counts,
+                                    tcomm_dtype_t dtype, MPI_Op op,
+                                    MPI_Comm comm)
+{
+    MPI_Datatype type = tcomm_mpi_datatype(dtype);
+    size_t lim = tcomm_mpi_count_limit(), es = tcomm_dtype_size(dtype);
+    size_t total = 0, off, p;
+    int nranks, rank, rc, r, fits = 1;
+
+    if (type == MPI_DATATYPE_NULL)
+        return MPI_ERR_TYPE;
+    if ((rc = MPI_Comm_size(comm, &nranks)) != MPI_SUCCESS ||
+        (rc = MPI_Comm_rank(comm, &rank)) != MPI_SUCCESS)
+        return rc;
+    for (r = 0; r < nranks; r++) {
+        fits &= counts[r] <= lim;
+        total += counts[r];
+    }
+    if (fits && total <= lim) {
+        int stack[TCOMM_STACK_RANKS], *ic = stack;
+        if (nranks > TCOMM_STACK_RANKS &&
+            !(ic = malloc((size_t)nranks * sizeof *ic)))
+            return MPI_ERR_NO_MEM;
+        for (r = 0; r < nranks; r++)
+            ic[r] = (int)counts[r];
+        rc = MPI_Reduce_scatter(sendbuf, recvbuf, ic, type, op, comm);
+        if (ic != stack)
+            free(ic);
+        return rc;
+    }
+#if MPI_VERSION >= 4
+    if (use_large_count_calls()) {
+        MPI_Count *cc = malloc((size_t)nranks * sizeof *cc);
+        if (cc == NULL)
+            return MPI_ERR_NO_MEM;
+        for (r = 0; r < nranks; r++)
+            cc[r] = (MPI_Count)counts[r];
+        rc = MPI_Reduce_scatter_c(sendbuf, recvbuf, cc, type, op, comm);
+        free(cc);
+        return rc;
+    }
+#endif
+    if (sendbuf == MPI_IN_PLACE)
+        return MPI_ERR_BUFFER;
+    const char *blk = sendbuf;
+    for (r = 0; r < nranks; blk += counts[r++] * es) {
+        for (off = 0; off < counts[r]; off += p) {
+            p = counts[r] - off < lim ? counts[r] - off : lim;
+            rc = MPI_Reduce(blk + off * es,
+                            r == rank ? (char *)recvbuf + off * es : NULL,
+                            (int)p, type, op, r, comm);
+            if (rc != MPI_SUCCESS)
+                return rc;
+        }
     }
     return MPI_SUCCESS;
 }

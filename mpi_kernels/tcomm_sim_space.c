@@ -22,7 +22,9 @@
  * user space on arm64 (bit 55, below the top byte that TBI ignores). */
 #define SIM_TAG ((uintptr_t)1 << 55)
 
-typedef enum { OP_COPY, OP_REDUCE, OP_DIVIDE, OP_UNPACK, OP_PACK } op_kind_t;
+typedef enum {
+    OP_COPY, OP_REDUCE, OP_DIVIDE, OP_UNPACK, OP_PACK, OP_SPLIT
+} op_kind_t;
 
 typedef struct {
     op_kind_t kind;
@@ -34,7 +36,7 @@ typedef struct {
     double divisor;
     size_t elsize, outer, chunk;
     int nranks;
-    size_t *seg; /* OP_UNPACK: a copy of the caller's array */
+    size_t *seg; /* OP_UNPACK, OP_SPLIT: a copy of the caller's array */
 } sim_op_t;
 
 typedef struct {
@@ -73,6 +75,10 @@ static void run_op(sim_op_t *o)
     case OP_PACK:
         tcomm_host_scatter_pack(o->src, o->dst, o->elsize, o->outer,
                                 o->nranks, o->chunk);
+        break;
+    case OP_SPLIT:
+        tcomm_host_split_pack(o->src, o->dst, o->elsize, o->outer,
+                              o->nranks, o->seg);
         break;
     }
     free(o->seg);
@@ -227,9 +233,12 @@ static tcomm_status_t sim_divide(void *ctx, tcomm_dtype_t dtype, void *buf,
     return enqueue(c, &o);
 }
 
-static tcomm_status_t sim_unpack(void *ctx, const void *src, void *dst,
-                                 size_t elsize, size_t outer, int nranks,
-                                 const size_t *seg)
+/* gather_unpack or split_pack: the segments are copied, since the
+ * caller's array may be gone when the queued work runs. */
+static tcomm_status_t sim_segments(void *ctx, op_kind_t kind,
+                                   const void *src, void *dst, size_t elsize,
+                                   size_t outer, int nranks,
+                                   const size_t *seg)
 {
     sim_ctx_t *c = ctx;
     size_t *copy = malloc((size_t)nranks * sizeof *copy);
@@ -238,13 +247,28 @@ static tcomm_status_t sim_unpack(void *ctx, const void *src, void *dst,
                            "sim space: out of memory for %d segments "
                            "(free memory)", nranks);
     memcpy(copy, seg, (size_t)nranks * sizeof *copy);
-    sim_op_t o = { .kind = OP_UNPACK, .dst = untag(c, dst),
+    sim_op_t o = { .kind = kind, .dst = untag(c, dst),
                    .src = untag(c, src), .elsize = elsize, .outer = outer,
                    .nranks = nranks, .seg = copy };
     tcomm_status_t st = enqueue(c, &o);
     if (st != TCOMM_SUCCESS)
         free(copy);
     return st;
+}
+
+static tcomm_status_t sim_unpack(void *ctx, const void *src, void *dst,
+                                 size_t elsize, size_t outer, int nranks,
+                                 const size_t *seg)
+{
+    return sim_segments(ctx, OP_UNPACK, src, dst, elsize, outer, nranks,
+                        seg);
+}
+
+static tcomm_status_t sim_split(void *ctx, const void *src, void *dst,
+                                size_t elsize, size_t outer, int nranks,
+                                const size_t *seg)
+{
+    return sim_segments(ctx, OP_SPLIT, src, dst, elsize, outer, nranks, seg);
 }
 
 static tcomm_status_t sim_pack(void *ctx, const void *src, void *dst,
@@ -297,7 +321,8 @@ static tcomm_status_t sim_synchronize(void *ctx)
     .to_host_async = sim_copy_async, .from_host_async = sim_copy_async,    \
     .copy_async = sim_copy_async, .reduce = sim_reduce,                    \
     .divide = sim_divide, .gather_unpack = sim_unpack,                     \
-    .scatter_pack = sim_pack, .record = sim_record, .wait = sim_wait,      \
+    .scatter_pack = sim_pack, .split_pack = sim_split,                     \
+    .record = sim_record, .wait = sim_wait,                                \
     .synchronize = sim_synchronize
 
 const tcomm_memspace_t tcomm_memspace_sim = {

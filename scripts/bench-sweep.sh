@@ -2,9 +2,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # The `make bench` sweep: every osu_tcomm_* program on BENCH_NP ranks with
 # --baseline -c -f, f32 and bf16 (and f16, and TCOMM_CHECK=0 for
-# allreduce), dims 0 and 1 for allgather and reduce_scatter, 4 B to 16 MiB.
+# allreduce), dims 0 and 1 for allgather and reduce_scatter, the four
+# (split, concat) pairs and the uneven dim-0 form of alltoall, 4 B to
+# 16 MiB (alltoall: per rank and peer, as OSU's osu_alltoall).
 # Leaves bench/results/<name>.txt, .json, .dat, a PNG per collective and
-# summary.txt, and prints the summary with the speed targets of issue 4.
+# summary.txt, and prints the summary with the speed targets of issues 4
+# and 16.
 #
 # usage: bench-sweep.sh BINDIR OUTDIR PLOT_GP
 # environment: MPIRUN, BENCH_NP (2), BENCH_SIZES (4:16M),
@@ -90,10 +93,18 @@ run bcast_f32_nocheck bcast TCOMM_CHECK=0 -- -T f32
 run bcast_bf16 bcast -- -T bf16
 run barrier barrier --
 run barrier_nocheck barrier TCOMM_CHECK=0 --
+for sc in 00 10 01 11; do
+    s=${sc%?} c=${sc#?}
+    run "alltoall_f32_s${s}c$c" alltoall -- -T f32 --split-dim "$s" \
+        --concat-dim "$c"
+done
+run alltoall_f32_s0c0_nocheck alltoall TCOMM_CHECK=0 -- -T f32
+run alltoall_bf16_s0c0 alltoall -- -T bf16
+run alltoall_v_f32_dim0 alltoall -- -T f32 --uneven
 
 # A PNG per collective: latency against size, tcomm and raw MPI.
 if command -v gnuplot > /dev/null 2>&1; then
-    for c in allreduce allgather reduce_scatter bcast barrier; do
+    for c in allreduce allgather reduce_scatter bcast barrier alltoall; do
         files="" titles=""
         for f in "$outdir/${c}"_*.dat "$outdir/${c}.dat"; do
             [ -f "$f" ] || continue
@@ -110,7 +121,7 @@ else
     echo "bench: gnuplot not found: no plots (scripts/install-deps)" >&2
 fi
 
-# The summary, with the targets of issue 4.
+# The summary, with the targets of issues 4 and 16.
 echo "# load average after: $(load)" >> "$outdir/environment.txt"
 {
     cat "$outdir/environment.txt"

@@ -7,8 +7,9 @@
  *   subnormals, signed zeros included) and on every f16/bf16 pair class;
  * - the per-thread index arithmetic of the reshaping kernels
  *   (cuda/tcomm_kernel_index.h), run as the kernels run it (one launch
- *   per rank block for unpack, one for pack, element sizes 1-16 bytes),
- *   against tcomm_host_gather_unpack / tcomm_host_scatter_pack. */
+ *   per rank block for unpack and split, one for pack, element sizes 1-16
+ *   bytes), against tcomm_host_gather_unpack / tcomm_host_scatter_pack /
+ *   tcomm_host_split_pack. */
 #include <check.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -210,6 +211,26 @@ static void kernel_unpack(const unsigned char *src, unsigned char *dst,
     }
 }
 
+/* The split (uneven pack) kernels as launched: per rank block, as
+ * unpack, each thread fetching its element of the block. */
+static void kernel_split(const unsigned char *src, unsigned char *dst,
+                         size_t el, size_t outer, int nranks,
+                         const size_t *seg)
+{
+    size_t w8 = tcomm_kernel_word(el), scale = tcomm_kernel_scale(el);
+    size_t total = 0, col = 0;
+    for (int r = 0; r < nranks; r++)
+        total += seg[r] * scale;
+    for (int r = 0; r < nranks; r++) {
+        size_t w = seg[r] * scale, n = outer * w;
+        unsigned char *d = dst + outer * col * w8;
+        for (size_t j = 0; j < n; j++)
+            memcpy(d + j * w8,
+                   src + tcomm_kernel_split_src(j, col, w, total) * w8, w8);
+        col += w;
+    }
+}
+
 static void kernel_pack(const unsigned char *src, unsigned char *dst,
                         size_t el, size_t outer, int nranks, size_t chunk)
 {
@@ -253,6 +274,13 @@ START_TEST(test_reshape_index)
                 ck_assert_msg(!memcmp(a, b, nb),
                               "pack el %zu outer %zu nranks %d differs", el,
                               outer, nranks);
+                memset(a, 0x5a, nb);
+                memset(b, 0x5a, nb);
+                tcomm_host_split_pack(src, a, el, outer, nranks, seg);
+                kernel_split(src, b, el, outer, nranks, seg);
+                ck_assert_msg(!memcmp(a, b, nb),
+                              "split el %zu outer %zu nranks %d differs",
+                              el, outer, nranks);
                 free(src);
                 free(a);
                 free(b);

@@ -138,22 +138,27 @@ START_TEST(test_sim_kernels)
     ck_assert_int_eq(sp->alloc(ctx, sizeof x, &c), TCOMM_SUCCESS);
     ck_assert_int_eq(sp->from_host(ctx, a, x, sizeof x), TCOMM_SUCCESS);
     ck_assert_int_eq(sp->from_host(ctx, b, y, sizeof y), TCOMM_SUCCESS);
-    /* c = unpack(pack(a op b) / 2) */
+    /* a = split(unpack(pack(a op b) / 2)) */
     ck_assert_int_eq(sp->reduce(ctx, TCOMM_F32, TCOMM_MAX, a, b, 24),
                      TCOMM_SUCCESS);
     ck_assert_int_eq(sp->divide(ctx, TCOMM_F32, a, 24, 2.0), TCOMM_SUCCESS);
     ck_assert_int_eq(sp->scatter_pack(ctx, a, b, 4, 4, 3, 2), TCOMM_SUCCESS);
     ck_assert_int_eq(sp->gather_unpack(ctx, b, c, 4, 4, 3, seg),
                      TCOMM_SUCCESS);
-    ck_assert_int_eq(sp->copy_async(ctx, a, c, sizeof x), TCOMM_SUCCESS);
+    ck_assert_int_eq(sp->split_pack(ctx, c, b, 4, 4, 3, seg), TCOMM_SUCCESS);
+    ck_assert_int_eq(sp->copy_async(ctx, a, b, sizeof x), TCOMM_SUCCESS);
     ck_assert_int_eq(sp->to_host(ctx, got, a, sizeof got), TCOMM_SUCCESS);
-    float t1[24], t2[24];
+    float t1[24], t2[24], t3[24];
     memcpy(t1, x, sizeof x);
     tcomm_host_reduce(TCOMM_F32, TCOMM_MAX, t1, y, 24);
     tcomm_host_divide(TCOMM_F32, t1, 24, 2.0);
     tcomm_host_scatter_pack(t1, t2, 4, 4, 3, 2);
-    tcomm_host_gather_unpack(t2, want, 4, 4, 3, seg);
+    tcomm_host_gather_unpack(t2, t3, 4, 4, 3, seg);
+    tcomm_host_split_pack(t3, want, 4, 4, 3, seg);
     ck_assert_mem_eq(got, want, sizeof got);
+    /* split_pack is gather_unpack's inverse */
+    tcomm_host_gather_unpack(want, t2, 4, 4, 3, seg);
+    ck_assert_mem_eq(t2, t3, sizeof t2);
     sp->free(ctx, a);
     sp->free(ctx, b);
     sp->free(ctx, c);

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # `make install` into a staging root, then build test/contract_program.c
 # (public contract only) with `pkg-config --cflags --libs tcomm` and run it
-# at 4 ranks against the installed shared library.
+# at 4 ranks against the installed shared library; then
+# test/contract_program_02.c (contract 0.2) the same way at 1-4 ranks.
 set -eu
 build=${TCOMM_BUILDDIR:?run through make check}
 src=${srcdir:-.}
@@ -27,3 +28,10 @@ ${TCOMM_CC:-mpicc} -o "$tmp/contract" "$src/test/contract_program.c" \
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 LD_LIBRARY_PATH="$tmp$libdir" timeout 120 \
     ${MPIRUN:-mpirun} ${MPIRUN_FLAGS-} -np 4 "$tmp/contract"
+# shellcheck disable=SC2086
+${TCOMM_CC:-mpicc} -o "$tmp/contract_02" "$src/test/contract_program_02.c" \
+    $flags
+for np in 1 2 3 4; do
+    LD_LIBRARY_PATH="$tmp$libdir" timeout 120 \
+        ${MPIRUN:-mpirun} ${MPIRUN_FLAGS-} -np $np "$tmp/contract_02"
+done

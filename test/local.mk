@@ -17,7 +17,8 @@ TESTS += test/mpi_collectives-np1.mpitest test/mpi_collectives-np2.mpitest \
 
 # An outside program against the installed library, via pkg-config.
 TESTS += test/install-check.sh
-EXTRA_DIST += test/install-check.sh test/contract_program.c test/mpi_suite.h
+EXTRA_DIST += test/install-check.sh test/contract_program.c \
+	test/contract_program_02.c test/mpi_suite.h
 
 # Packaging (issue 14): a static link through tcomm.pc's Libs.private,
 # the build tree's tcomm-uninstalled.pc, find_package(tcomm) from CMake,

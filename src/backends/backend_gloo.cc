@@ -7,13 +7,12 @@
  * every dtype and op, NaN-propagating MIN/MAX, f16/bf16 in f32); in
  * deterministic mode the inputs are gathered and folded in rank order.
  * Gloo reports failures as exceptions: each becomes a status and a
- * sentence here, never an exception across the C boundary. */
+ * sentence here, never an exception across the C boundary. The
+ * all_to_all pair and reduce_scatter_v are in backend_gloo_a2a.cc. */
 #include <sys/stat.h>
 
 #include <cstring>
-#include <exception>
-#include <memory>
-#include <vector>
+#include <new>
 
 #include <gloo/allgather.h>
 #include <gloo/allgatherv.h>
@@ -25,7 +24,7 @@
 #include <gloo/rendezvous/prefix_store.h>
 #include <gloo/transport/tcp/device.h>
 
-#include "tcomm_backend.h"
+#include "backend_gloo.h"
 #include "tcomm_gloo.h"
 extern "C" {
 #include "tcomm_config.h"
@@ -33,14 +32,7 @@ extern "C" {
 }
 #include "tcomm_log.h"
 
-namespace {
-
-struct gloo_state {
-    std::shared_ptr<gloo::Context> ctx;
-    int rank = 0, size = 1;
-    tcomm_comm_t *owner = nullptr; /* for the deterministic attribute */
-    std::vector<char> tmp;         /* reshaping and gathered inputs */
-};
+namespace tcomm_gloo {
 
 tcomm_status_t fail(const std::exception &e, const char *what)
 {
@@ -51,13 +43,6 @@ tcomm_status_t fail(const std::exception &e, const char *what)
         "it)",
         what, e.what());
 }
-
-#define GLOO_TRY(what, body)                                                \
-    try {                                                                   \
-        body;                                                               \
-    } catch (const std::exception &e) {                                     \
-        return fail(e, what);                                               \
-    }
 
 const char *bytes(const tcomm_tensor_t *t)
 {
@@ -88,7 +73,6 @@ int deterministic(const gloo_state *st)
     return v;
 }
 
-/* all = every rank's @p len bytes of @p mine, in rank order. */
 void gather_all(gloo_state *st, const void *mine, size_t len, char *all)
 {
     gloo::AllgatherOptions o(st->ctx);
@@ -103,7 +87,6 @@ void set_buffers(gloo::AllreduceOptions &o, char *buf, size_t n)
     o.setOutput(reinterpret_cast<T *>(buf), n);
 }
 
-/* buf (n elements) = the reduction over ranks of buf, in place. */
 void ring_allreduce(gloo_state *st, tcomm_dtype_t d, tcomm_op_t op,
                     char *buf, size_t n)
 {
@@ -128,8 +111,6 @@ void ring_allreduce(gloo_state *st, tcomm_dtype_t d, tcomm_op_t op,
     gloo::allreduce(o);
 }
 
-/* dst (n elements) = rank 0's op rank 1's op ..., from gathered inputs
- * of stride elements each, starting at element at. */
 tcomm_status_t fold(const gloo_state *st, tcomm_dtype_t d, tcomm_op_t op,
                     const char *all, size_t stride, size_t at, char *dst,
                     size_t n)
@@ -139,12 +120,17 @@ tcomm_status_t fold(const gloo_state *st, tcomm_dtype_t d, tcomm_op_t op,
                                    st->size, n);
 }
 
-/* AVG's finish on this rank's result. */
 tcomm_status_t finish(const gloo_state *st, tcomm_dtype_t d, tcomm_op_t op,
                       char *dst, size_t n)
 {
     return tcomm_host_finish(d, op, dst, n, st->size);
 }
+
+} /* namespace tcomm_gloo */
+
+namespace {
+
+using namespace tcomm_gloo;
 
 tcomm_status_t gloo_all_reduce(void *s, const tcomm_tensor_t *in,
                                tcomm_op_t op, tcomm_tensor_t *out)
@@ -218,47 +204,20 @@ tcomm_status_t gloo_all_gather(void *s, const tcomm_tensor_t *in, int dim,
     return TCOMM_SUCCESS;
 }
 
-/* Rank r's chunk along dim: the input packed so that each rank's chunk
- * is contiguous, reduced (ring or rank-order fold), chunk r kept. */
+/* reduce_scatter_v with equal chunks. */
 tcomm_status_t gloo_reduce_scatter(void *s, const tcomm_tensor_t *in,
                                    tcomm_op_t op, int dim,
                                    tcomm_tensor_t *out)
 {
     gloo_state *st = static_cast<gloo_state *>(s);
-    if (host_only(in, "tcomm_reduce_scatter") != TCOMM_SUCCESS)
-        return TCOMM_ERR_UNSUPPORTED;
-    tcomm_dtype_t d = tcomm_tensor_dtype(in);
-    size_t es = tcomm_dtype_size(d), n = tcomm_tensor_numel(in);
-    size_t mine = tcomm_tensor_numel(out), len = n * es;
-    size_t outer = 1;
-    for (int i = 0; i < dim; i++)
-        outer *= tcomm_tensor_dim(in, i);
-    char *dst = static_cast<char *>(tcomm_tensor_data(out));
-    if (n == 0)
-        return TCOMM_SUCCESS;
-    std::vector<char> packed(len);
-    if (outer > 1)
-        tcomm_host_scatter_pack(bytes(in), packed.data(), es, outer,
-                                st->size, mine / outer);
-    else
-        std::memcpy(packed.data(), bytes(in), len);
-    size_t at = static_cast<size_t>(st->rank) * mine;
-    tcomm_status_t folded = TCOMM_SUCCESS;
-    GLOO_TRY("reduce_scatter", {
-        if (deterministic(st)) {
-            TCOMM_TRACE_PATH("gloo_ordered_fold");
-            st->tmp.resize(len * static_cast<size_t>(st->size));
-            gather_all(st, packed.data(), len, st->tmp.data());
-            folded = fold(st, d, op, st->tmp.data(), n, at, dst, mine);
-        } else {
-            TCOMM_TRACE_PATH("gloo_ring_allreduce");
-            ring_allreduce(st, d, op, packed.data(), n);
-            std::memcpy(dst, packed.data() + at * es, mine * es);
-        }
-    });
-    if (folded != TCOMM_SUCCESS)
-        return folded;
-    return finish(st, d, op, dst, mine);
+    std::vector<size_t> sizes;
+    try {
+        sizes.assign(static_cast<size_t>(st->size), tcomm_tensor_dim(out, dim));
+    } catch (const std::bad_alloc &) {
+        return tcomm_backend_error(TCOMM_ERR_NO_MEMORY,
+                                   "tcomm_reduce_scatter: out of host memory");
+    }
+    return reduce_scatter_v(s, in, op, dim, sizes.data(), out);
 }
 
 tcomm_status_t gloo_broadcast(void *s, const tcomm_tensor_t *in, int root,
@@ -330,6 +289,9 @@ const tcomm_backend_ops_t gloo_ops = {
     .broadcast = gloo_broadcast,
     .barrier = gloo_barrier,
     .destroy = gloo_destroy,
+    .all_to_all = tcomm_gloo::all_to_all,
+    .all_to_all_v = tcomm_gloo::all_to_all_v,
+    .reduce_scatter_v = tcomm_gloo::reduce_scatter_v,
 };
 
 tcomm_status_t check_options(const tcomm_gloo_options_t *o,

@@ -57,6 +57,36 @@ static tcomm_status_t id_broadcast(void *state, const tcomm_tensor_t *in,
     return id_copy(in, out);
 }
 
+static tcomm_status_t id_all_to_all(void *state, const tcomm_tensor_t *in,
+                                    int split_dim, int concat_dim,
+                                    tcomm_tensor_t *out)
+{
+    (void)state, (void)split_dim, (void)concat_dim;
+    return id_copy(in, out);
+}
+
+/* One rank: it sends all of in to itself, so out has in's shape. */
+static tcomm_status_t id_all_to_all_v(void *state, const tcomm_tensor_t *in,
+                                      int split_dim, const size_t *send_sizes,
+                                      int concat_dim,
+                                      const size_t *recv_sizes,
+                                      tcomm_tensor_t *out)
+{
+    (void)state, (void)split_dim, (void)send_sizes, (void)concat_dim,
+        (void)recv_sizes;
+    return id_copy(in, out);
+}
+
+static tcomm_status_t id_reduce_scatter_v(void *state,
+                                          const tcomm_tensor_t *in,
+                                          tcomm_op_t op, int dim,
+                                          const size_t *sizes,
+                                          tcomm_tensor_t *out)
+{
+    (void)state, (void)op, (void)dim, (void)sizes;
+    return id_copy(in, out);
+}
+
 static tcomm_status_t id_barrier(void *state)
 {
     (void)state;
@@ -75,6 +105,9 @@ const tcomm_backend_ops_t tcomm_backend_identity = {
     .broadcast = id_broadcast,
     .barrier = id_barrier,
     .destroy = NULL,
+    .all_to_all = id_all_to_all,
+    .all_to_all_v = id_all_to_all_v,
+    .reduce_scatter_v = id_reduce_scatter_v,
 };
 
 tcomm_status_t tcomm_comm_create_identity(tcomm_comm_t **comm)

@@ -2,7 +2,8 @@
 /* The local backend: N ranks as N threads of one process, with real
  * collectives through shared memory. This file holds the world (its
  * barrier and slots), the handles' lifecycle and the agreement channel;
- * the collectives are in src/backends/backend_local_colls.c. */
+ * the collectives are in src/backends/backend_local_colls.c and
+ * backend_local_a2a.c. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -194,6 +195,9 @@ const tcomm_backend_ops_t tcomm_backend_local = {
     .broadcast = tcomm_local_broadcast,
     .barrier = local_barrier,
     .destroy = local_destroy,
+    .all_to_all = tcomm_local_all_to_all,
+    .all_to_all_v = tcomm_local_all_to_all_v,
+    .reduce_scatter_v = tcomm_local_reduce_scatter_v,
 };
 
 static tcomm_local_world_t *world_new(int n)

@@ -12,22 +12,14 @@
 #include "tcomm_host_kernels.h"
 #include "tcomm_log.h"
 
-/* Host views of a collective's input and output. */
-typedef struct {
-    const void *in;
-    void *out;
-    void *hin, *hout; /* staging buffers of a device space, else NULL */
-} local_bufs_t;
-
 static tcomm_status_t no_memory(size_t bytes)
 {
     return tcomm_error(TCOMM_ERR_NO_MEMORY,
                        "tcomm: out of host memory staging %zu bytes", bytes);
 }
 
-/* Host pointers for in (read only when @p read_in) and out. */
-static tcomm_status_t stage_in(const tcomm_tensor_t *in, int read_in,
-                               tcomm_tensor_t *out, local_bufs_t *b)
+tcomm_status_t tcomm_local_stage_in(const tcomm_tensor_t *in, int read_in,
+                                    tcomm_tensor_t *out, local_bufs_t *b)
 {
     memset(b, 0, sizeof *b);
     const tcomm_memspace_t *sp = in->graph->space;
@@ -48,9 +40,8 @@ static tcomm_status_t stage_in(const tcomm_tensor_t *in, int read_in,
     return sp->to_host(in->graph->space_ctx, b->hin, in->data, in->nbytes);
 }
 
-/* Copy a staged result to out (when @p st is success) and free. */
-static tcomm_status_t stage_out(tcomm_status_t st, tcomm_tensor_t *out,
-                                local_bufs_t *b)
+tcomm_status_t tcomm_local_stage_out(tcomm_status_t st, tcomm_tensor_t *out,
+                                     local_bufs_t *b)
 {
     if (st == TCOMM_SUCCESS && b->hout) {
         const tcomm_memspace_t *sp = out->graph->space;
@@ -88,7 +79,7 @@ static tcomm_status_t share_in(tcomm_local_rank_t *me,
                                const tcomm_tensor_t *in, tcomm_tensor_t *out,
                                local_bufs_t *b, void **dst)
 {
-    tcomm_status_t st = stage_in(in, 1, out, b);
+    tcomm_status_t st = tcomm_local_stage_in(in, 1, out, b);
     *dst = b->out;
     if (st == TCOMM_SUCCESS && b->out == b->in && out->nbytes)
         st = tcomm_local_scratch(me, out->nbytes, dst);
@@ -120,10 +111,10 @@ tcomm_status_t tcomm_local_all_reduce(void *state, const tcomm_tensor_t *in,
     void *dst;
     tcomm_status_t st = share_in(me, in, out, &b, &dst);
     if (st != TCOMM_SUCCESS)
-        return stage_out(st, out, &b);
+        return tcomm_local_stage_out(st, out, &b);
     st = fold_done(me, fold(w, in->dtype, op, dst, 0, in->numel), op,
                    in->dtype, dst, b.out, in->numel);
-    return stage_out(st, out, &b);
+    return tcomm_local_stage_out(st, out, &b);
 }
 
 tcomm_status_t tcomm_local_all_gather(void *state, const tcomm_tensor_t *in,
@@ -142,7 +133,7 @@ tcomm_status_t tcomm_local_all_gather(void *state, const tcomm_tensor_t *in,
     void *dst;
     tcomm_status_t st = share_in(me, in, out, &b, &dst);
     if (st != TCOMM_SUCCESS)
-        return stage_out(st, out, &b);
+        return tcomm_local_stage_out(st, out, &b);
     /* out is [outer][total][inner]; rank r's rows land at column off. */
     size_t off = 0;
     for (int r = 0; r < w->size; r++) {
@@ -156,7 +147,34 @@ tcomm_status_t tcomm_local_all_gather(void *state, const tcomm_tensor_t *in,
     st = tcomm_local_sync(me);
     if (st == TCOMM_SUCCESS && dst != b.out)
         memcpy(b.out, dst, out->nbytes);
-    return stage_out(st, out, &b);
+    return tcomm_local_stage_out(st, out, &b);
+}
+
+/* This rank's chunk along dim: @p len rows of the dim from row @p at,
+ * folded over the ranks (reduce_scatter's equal chunk and the uneven
+ * chunk of reduce_scatter_v alike). */
+static tcomm_status_t reduce_chunk(tcomm_local_rank_t *me,
+                                   const tcomm_tensor_t *in, tcomm_op_t op,
+                                   int dim, size_t at, size_t len,
+                                   tcomm_tensor_t *out)
+{
+    tcomm_local_world_t *w = me->world;
+    size_t es = tcomm_dtype_size(in->dtype), outer, inner;
+    tcomm_dim_split(in, dim, &outer, &inner);
+    /* in is [outer][shape[dim] * inner]; this rank keeps columns
+     * [at * inner, (at + len) * inner) of every row */
+    size_t chunk = len * inner, rowlen = in->shape[dim] * inner;
+    local_bufs_t b;
+    void *dst;
+    tcomm_status_t st = share_in(me, in, out, &b, &dst);
+    if (st != TCOMM_SUCCESS)
+        return tcomm_local_stage_out(st, out, &b);
+    tcomm_status_t folded = TCOMM_SUCCESS;
+    for (size_t o = 0; o < outer && chunk && folded == TCOMM_SUCCESS; o++)
+        folded = fold(w, in->dtype, op, (char *)dst + o * chunk * es,
+                      o * rowlen + at * inner, chunk);
+    st = fold_done(me, folded, op, in->dtype, dst, b.out, out->numel);
+    return tcomm_local_stage_out(st, out, &b);
 }
 
 tcomm_status_t tcomm_local_reduce_scatter(void *state,
@@ -165,23 +183,21 @@ tcomm_status_t tcomm_local_reduce_scatter(void *state,
                                           tcomm_tensor_t *out)
 {
     tcomm_local_rank_t *me = state;
-    tcomm_local_world_t *w = me->world;
-    size_t es = tcomm_dtype_size(in->dtype);
-    size_t outer = tcomm_shape_prod(in->shape, 0, dim);
-    /* in is [outer][n * chunk]; this rank keeps columns of chunk r */
-    size_t chunk = outer ? out->numel / outer : 0;
-    size_t rowlen = chunk * (size_t)w->size;
-    local_bufs_t b;
-    void *dst;
-    tcomm_status_t st = share_in(me, in, out, &b, &dst);
-    if (st != TCOMM_SUCCESS)
-        return stage_out(st, out, &b);
-    tcomm_status_t folded = TCOMM_SUCCESS;
-    for (size_t o = 0; o < outer && folded == TCOMM_SUCCESS; o++)
-        folded = fold(w, in->dtype, op, (char *)dst + o * chunk * es,
-                      o * rowlen + (size_t)me->rank * chunk, chunk);
-    st = fold_done(me, folded, op, in->dtype, dst, b.out, out->numel);
-    return stage_out(st, out, &b);
+    size_t c = in->shape[dim] / (size_t)me->world->size;
+    return reduce_chunk(me, in, op, dim, (size_t)me->rank * c, c, out);
+}
+
+tcomm_status_t tcomm_local_reduce_scatter_v(void *state,
+                                            const tcomm_tensor_t *in,
+                                            tcomm_op_t op, int dim,
+                                            const size_t *sizes,
+                                            tcomm_tensor_t *out)
+{
+    tcomm_local_rank_t *me = state;
+    size_t at = 0;
+    for (int r = 0; r < me->rank; r++)
+        at += sizes[r];
+    return reduce_chunk(me, in, op, dim, at, sizes[me->rank], out);
 }
 
 tcomm_status_t tcomm_local_broadcast(void *state, const tcomm_tensor_t *in,
@@ -191,13 +207,13 @@ tcomm_status_t tcomm_local_broadcast(void *state, const tcomm_tensor_t *in,
     tcomm_local_world_t *w = me->world;
     int is_root = me->rank == root;
     local_bufs_t b;
-    tcomm_status_t st = stage_in(in, is_root, out, &b);
+    tcomm_status_t st = tcomm_local_stage_in(in, is_root, out, &b);
     st = tcomm_local_share(me, is_root ? b.in : NULL, st);
     if (st != TCOMM_SUCCESS)
-        return stage_out(st, out, &b);
+        return tcomm_local_stage_out(st, out, &b);
     /* Only the root's input is read, so out == in is safe elsewhere. */
     if (b.out != w->slot[root] && in->nbytes)
         memcpy(b.out, w->slot[root], in->nbytes);
     st = tcomm_local_sync(me);
-    return stage_out(st, out, &b);
+    return tcomm_local_stage_out(st, out, &b);
 }

@@ -52,7 +52,23 @@ tcomm_status_t tcomm_local_share(tcomm_local_rank_t *me, const void *ptr,
 tcomm_status_t tcomm_local_scratch(tcomm_local_rank_t *me, size_t bytes,
                                    void **buf);
 
-/* The collectives (src/backends/backend_local_colls.c). */
+/* Host views of a collective's input and output. */
+typedef struct {
+    const void *in;
+    void *out;
+    void *hin, *hout; /* staging buffers of a device space, else NULL */
+} local_bufs_t;
+
+/* Host pointers for in (read only when @p read_in) and out: the tensors'
+ * own on a host graph, staging copies on a device space (sim, cuda). */
+tcomm_status_t tcomm_local_stage_in(const tcomm_tensor_t *in, int read_in,
+                                    tcomm_tensor_t *out, local_bufs_t *b);
+/* Copy a staged result to out (when @p st is success) and free. */
+tcomm_status_t tcomm_local_stage_out(tcomm_status_t st, tcomm_tensor_t *out,
+                                     local_bufs_t *b);
+
+/* The collectives (src/backends/backend_local_colls.c, and
+ * backend_local_a2a.c for the all_to_all pair). */
 tcomm_status_t tcomm_local_all_reduce(void *state, const tcomm_tensor_t *in,
                                       tcomm_op_t op, tcomm_tensor_t *out);
 tcomm_status_t tcomm_local_all_gather(void *state, const tcomm_tensor_t *in,
@@ -64,5 +80,20 @@ tcomm_status_t tcomm_local_reduce_scatter(void *state,
                                           tcomm_tensor_t *out);
 tcomm_status_t tcomm_local_broadcast(void *state, const tcomm_tensor_t *in,
                                      int root, tcomm_tensor_t *out);
+tcomm_status_t tcomm_local_reduce_scatter_v(void *state,
+                                            const tcomm_tensor_t *in,
+                                            tcomm_op_t op, int dim,
+                                            const size_t *sizes,
+                                            tcomm_tensor_t *out);
+tcomm_status_t tcomm_local_all_to_all(void *state, const tcomm_tensor_t *in,
+                                      int split_dim, int concat_dim,
+                                      tcomm_tensor_t *out);
+tcomm_status_t tcomm_local_all_to_all_v(void *state,
+                                        const tcomm_tensor_t *in,
+                                        int split_dim,
+                                        const size_t *send_sizes,
+                                        int concat_dim,
+                                        const size_t *recv_sizes,
+                                        tcomm_tensor_t *out);
 
 #endif /* TCOMM_BACKEND_LOCAL_WORLD_H */

@@ -6,12 +6,14 @@
  * dup'd MPI communicator (host data). MIN/MAX on floating dtypes and
  * deterministic mode gather the inputs and fold them in rank order with
  * tcomm's kernels: NCCL's own min/max do not propagate NaN, and its ring
- * does not fold in rank order. AVG is NCCL's sum, then tcomm's divide. */
+ * does not fold in rank order. AVG is NCCL's sum, then tcomm's divide.
+ * The all_to_all pair and reduce_scatter_v are in backend_nccl_a2a.c. */
 #include <nccl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend_nccl.h"
 #include "cuda_space.h"
 #include "tcomm_backend_mpi.h"
 #include "tcomm_cuda_check.h"
@@ -19,15 +21,8 @@
 #include "tcomm_log.h"
 #include "tcomm_nccl.h"
 
-typedef struct {
-    ncclComm_t nccl;
-    MPI_Comm mpi; /* dup of the user's, MPI_ERRORS_RETURN */
-    int rank, size, device;
-    tcomm_comm_t *owner;
-} nccl_state_t;
-
-static tcomm_status_t nccl_status(ncclResult_t rc, const char *call,
-                                  const char *file, int line)
+tcomm_status_t tcomm_nccl_status(ncclResult_t rc, const char *call,
+                                 const char *file, int line)
 {
     if (rc == ncclSuccess)
         return TCOMM_SUCCESS;
@@ -36,48 +31,10 @@ static tcomm_status_t nccl_status(ncclResult_t rc, const char *call,
                        "unusable: destroy it)",
                        call, file, line, ncclGetErrorString(rc));
 }
-/* TCOMM_CHECK_GOTO for an NCCL call. */
-#define NCCL_CHECK_GOTO(call, st, label)                                       \
-    TCOMM_CHECK_GOTO(nccl_status((call), #call, __FILE__, __LINE__), st,       \
-                     label)
-
-static ncclDataType_t nccl_type(tcomm_dtype_t d)
-{
-    switch (d) {
-    case TCOMM_U8: return ncclUint8;
-    case TCOMM_I8: return ncclInt8;
-    case TCOMM_I32: return ncclInt32;
-    case TCOMM_U32: return ncclUint32;
-    case TCOMM_I64: return ncclInt64;
-    case TCOMM_F16: return ncclFloat16;
-    case TCOMM_BF16: return ncclBfloat16;
-    case TCOMM_F32: return ncclFloat32;
-    case TCOMM_F64: return ncclFloat64;
-    }
-    return ncclUint8;
-}
-
-static ncclRedOp_t nccl_op(tcomm_op_t op)
-{
-    switch (op) {
-    case TCOMM_PROD: return ncclProd;
-    case TCOMM_MIN: return ncclMin;
-    case TCOMM_MAX: return ncclMax;
-    default: return ncclSum; /* SUM, and AVG before its division */
-    }
-}
-
-/* 1: gather the inputs and fold them in rank order with our kernels. */
-static int gather_fold(const nccl_state_t *st, tcomm_dtype_t d, tcomm_op_t op)
-{
-    return st->owner->deterministic ||
-           (tcomm_dtype_is_float(d) && (op == TCOMM_MIN || op == TCOMM_MAX));
-}
-
 /* The cuda space context of a tensor on this communicator's device. */
-static tcomm_status_t device_ctx(const nccl_state_t *st,
-                                 const tcomm_tensor_t *in, const char *fn,
-                                 tcomm_cuda_ctx_t **ctx)
+tcomm_status_t tcomm_nccl_device_ctx(const nccl_state_t *st,
+                                     const tcomm_tensor_t *in, const char *fn,
+                                     tcomm_cuda_ctx_t **ctx)
 {
     if (in->graph->space != &tcomm_memspace_cuda)
         return tcomm_error(TCOMM_ERR_UNSUPPORTED,
@@ -100,30 +57,30 @@ static tcomm_status_t device_ctx(const nccl_state_t *st,
 /* Queued on the graph's stream, with the cuda space's own ops: dst =
  * block 0 op block 1 op ... (count elements at `at` of each block of
  * stride elements in all), then AVG's finish. */
-static tcomm_status_t fold_blocks(const nccl_state_t *st,
-                                  const tcomm_tensor_t *in, tcomm_op_t op,
-                                  void *dst, const char *all, size_t stride,
-                                  size_t at, size_t count)
+tcomm_status_t tcomm_nccl_fold_blocks(const nccl_state_t *st,
+                                      const tcomm_tensor_t *in, tcomm_op_t op,
+                                      void *dst, const char *all, size_t stride,
+                                      size_t at, size_t count)
 {
     const tcomm_memspace_t *sp = in->graph->space;
     size_t es = tcomm_dtype_size(in->dtype);
     return tcomm_space_fold_strided(sp, in->graph->space_ctx, in->dtype, op,
-                                    dst, all + at * es, stride * es,
-                                    st->size, count);
+                                    dst, all + at * es, stride * es, st->size,
+                                    count);
 }
 
 /* AVG's finish on the n elements of out, queued on its stream. */
-static tcomm_status_t finish_avg(const nccl_state_t *s,
-                                 const tcomm_tensor_t *in, tcomm_op_t op,
-                                 tcomm_tensor_t *out, size_t n)
+tcomm_status_t tcomm_nccl_finish_avg(const nccl_state_t *s,
+                                     const tcomm_tensor_t *in, tcomm_op_t op,
+                                     tcomm_tensor_t *out, size_t n)
 {
-    return tcomm_space_finish(in->graph->space, in->graph->space_ctx,
-                              in->dtype, op, out->data, n, s->size);
+    return tcomm_space_finish(in->graph->space, in->graph->space_ctx, in->dtype,
+                              op, out->data, n, s->size);
 }
 
 /* Wait for the stream, then give back the temporary (may be NULL). */
-static tcomm_status_t finish(tcomm_status_t st, tcomm_cuda_ctx_t *ctx,
-                             void *tmp)
+tcomm_status_t tcomm_nccl_finish(tcomm_status_t st, tcomm_cuda_ctx_t *ctx,
+                                 void *tmp)
 {
     cudaError_t rc = cudaStreamSynchronize(ctx->stream);
     if (st == TCOMM_SUCCESS)
@@ -138,7 +95,7 @@ static tcomm_status_t nccl_all_reduce(void *state, const tcomm_tensor_t *in,
 {
     nccl_state_t *s = state;
     tcomm_cuda_ctx_t *ctx;
-    TCOMM_TRY(device_ctx(s, in, "tcomm_all_reduce", &ctx));
+    TCOMM_TRY(tcomm_nccl_device_ctx(s, in, "tcomm_all_reduce", &ctx));
     size_t n = in->numel;
     if (n == 0)
         return TCOMM_SUCCESS;
@@ -147,23 +104,24 @@ static tcomm_status_t nccl_all_reduce(void *state, const tcomm_tensor_t *in,
     TCOMM_TRACE_PATH(gather_fold(s, in->dtype, op) ? "nccl_allgather+fold"
                                                    : "nccl_allreduce");
     if (gather_fold(s, in->dtype, op)) {
-        TCOMM_CHECK_GOTO(in->graph->space->alloc(
-                             ctx, in->nbytes * (size_t)s->size, &all),
-                         st, done);
+        TCOMM_CHECK_GOTO(
+            in->graph->space->alloc(ctx, in->nbytes * (size_t)s->size, &all),
+            st, done);
         NCCL_CHECK_GOTO(ncclAllGather(in->data, all, n, nccl_type(in->dtype),
                                       s->nccl, ctx->stream),
                         st, done);
-        TCOMM_CHECK_GOTO(fold_blocks(s, in, op, out->data, all, n, 0, n), st,
-                         done);
+        TCOMM_CHECK_GOTO(
+            tcomm_nccl_fold_blocks(s, in, op, out->data, all, n, 0, n), st,
+            done);
     } else {
         NCCL_CHECK_GOTO(ncclAllReduce(in->data, out->data, n,
                                       nccl_type(in->dtype), nccl_op(op),
                                       s->nccl, ctx->stream),
                         st, done);
     }
-    st = finish_avg(s, in, op, out, n);
+    st = tcomm_nccl_finish_avg(s, in, op, out, n);
 done:
-    return finish(st, ctx, all);
+    return tcomm_nccl_finish(st, ctx, all);
 }
 
 /* Equal sizes: one ncclAllGather; uneven: a broadcast from each rank in
@@ -175,7 +133,7 @@ static tcomm_status_t nccl_all_gather(void *state, const tcomm_tensor_t *in,
 {
     nccl_state_t *s = state;
     tcomm_cuda_ctx_t *ctx;
-    TCOMM_TRY(device_ctx(s, in, "tcomm_all_gather", &ctx));
+    TCOMM_TRY(tcomm_nccl_device_ctx(s, in, "tcomm_all_gather", &ctx));
     size_t es = tcomm_dtype_size(in->dtype);
     size_t outer, inner;
     tcomm_dim_split(in, dim, &outer, &inner);
@@ -211,9 +169,8 @@ static tcomm_status_t nccl_all_gather(void *state, const tcomm_tensor_t *in,
         for (int r = 0; r < s->size; r++) {
             size_t count = seg[r] * outer;
             if (count)
-                NCCL_CHECK_GOTO(ncclBroadcast(in->data, land + off * es,
-                                              count, t, r, s->nccl,
-                                              ctx->stream),
+                NCCL_CHECK_GOTO(ncclBroadcast(in->data, land + off * es, count,
+                                              t, r, s->nccl, ctx->stream),
                                 st, done);
             off += count;
         }
@@ -224,7 +181,7 @@ static tcomm_status_t nccl_all_gather(void *state, const tcomm_tensor_t *in,
                                              s->size, seg);
 done:
     free(seg);
-    return finish(st, ctx, tmp);
+    return tcomm_nccl_finish(st, ctx, tmp);
 }
 
 /* Along dim > 0 the pack kernel makes each rank's chunk contiguous. */
@@ -234,7 +191,7 @@ static tcomm_status_t nccl_reduce_scatter(void *state, const tcomm_tensor_t *in,
 {
     nccl_state_t *s = state;
     tcomm_cuda_ctx_t *ctx;
-    TCOMM_TRY(device_ctx(s, in, "tcomm_reduce_scatter", &ctx));
+    TCOMM_TRY(tcomm_nccl_device_ctx(s, in, "tcomm_reduce_scatter", &ctx));
     size_t n = in->numel, mine = out->numel;
     if (n == 0)
         return TCOMM_SUCCESS;
@@ -246,14 +203,14 @@ static tcomm_status_t nccl_reduce_scatter(void *state, const tcomm_tensor_t *in,
     void *tmp = NULL;
     tcomm_status_t st = TCOMM_SUCCESS;
     if (packed_bytes + all_bytes)
-        TCOMM_CHECK_GOTO(in->graph->space->alloc(ctx, packed_bytes + all_bytes,
-                                                 &tmp),
-                         st, done);
+        TCOMM_CHECK_GOTO(
+            in->graph->space->alloc(ctx, packed_bytes + all_bytes, &tmp), st,
+            done);
     const char *src = in->data;
     if (packed_bytes) {
-        TCOMM_CHECK_GOTO(in->graph->space->scatter_pack(
-                             ctx, in->data, tmp, in->nbytes / n, outer,
-                             s->size, mine / outer),
+        TCOMM_CHECK_GOTO(in->graph->space->scatter_pack(ctx, in->data, tmp,
+                                                        in->nbytes / n, outer,
+                                                        s->size, mine / outer),
                          st, done);
         src = tmp;
     }
@@ -264,19 +221,19 @@ static tcomm_status_t nccl_reduce_scatter(void *state, const tcomm_tensor_t *in,
     ncclDataType_t t = nccl_type(in->dtype);
     if (fold) {
         char *all = (char *)tmp + packed_bytes;
-        NCCL_CHECK_GOTO(ncclAllGather(src, all, n, t, s->nccl, ctx->stream),
-                        st, done);
-        TCOMM_CHECK_GOTO(fold_blocks(s, in, op, out->data, all, n,
-                                     (size_t)s->rank * mine, mine),
+        NCCL_CHECK_GOTO(ncclAllGather(src, all, n, t, s->nccl, ctx->stream), st,
+                        done);
+        TCOMM_CHECK_GOTO(tcomm_nccl_fold_blocks(s, in, op, out->data, all, n,
+                                                (size_t)s->rank * mine, mine),
                          st, done);
     } else {
-        NCCL_CHECK_GOTO(ncclReduceScatter(src, out->data, mine, t,
-                                          nccl_op(op), s->nccl, ctx->stream),
+        NCCL_CHECK_GOTO(ncclReduceScatter(src, out->data, mine, t, nccl_op(op),
+                                          s->nccl, ctx->stream),
                         st, done);
     }
-    st = finish_avg(s, in, op, out, mine);
+    st = tcomm_nccl_finish_avg(s, in, op, out, mine);
 done:
-    return finish(st, ctx, tmp);
+    return tcomm_nccl_finish(st, ctx, tmp);
 }
 
 static tcomm_status_t nccl_broadcast(void *state, const tcomm_tensor_t *in,
@@ -284,7 +241,7 @@ static tcomm_status_t nccl_broadcast(void *state, const tcomm_tensor_t *in,
 {
     nccl_state_t *s = state;
     tcomm_cuda_ctx_t *ctx;
-    TCOMM_TRY(device_ctx(s, in, "tcomm_broadcast", &ctx));
+    TCOMM_TRY(tcomm_nccl_device_ctx(s, in, "tcomm_broadcast", &ctx));
     tcomm_status_t st = TCOMM_SUCCESS;
     TCOMM_TRACE_PATH("nccl_broadcast");
     if (in->numel)
@@ -293,7 +250,7 @@ static tcomm_status_t nccl_broadcast(void *state, const tcomm_tensor_t *in,
                                       ctx->stream),
                         st, done);
 done:
-    return finish(st, ctx, NULL);
+    return tcomm_nccl_finish(st, ctx, NULL);
 }
 
 static tcomm_status_t nccl_query(void *state, int *rank, int *size,
@@ -350,6 +307,9 @@ static const tcomm_backend_ops_t tcomm_backend_nccl = {
     .broadcast = nccl_broadcast,
     .barrier = nccl_barrier,
     .destroy = nccl_destroy,
+    .all_to_all = tcomm_nccl_all_to_all,
+    .all_to_all_v = tcomm_nccl_all_to_all_v,
+    .reduce_scatter_v = tcomm_nccl_reduce_scatter_v,
 };
 
 /* Every rank learns whether every rank succeeded (ok: this rank's). */
@@ -408,8 +368,8 @@ tcomm_status_t tcomm_comm_create_nccl(MPI_Comm mpi_comm, tcomm_comm_t **comm)
     nccl_state_t *s = calloc(1, sizeof *s);
     if (!s)
         return tcomm_error(TCOMM_ERR_NO_MEMORY, "%s: out of host memory", fn);
-    tcomm_status_t st = tcomm_mpi_dup(fn, mpi_comm, &s->mpi, &s->rank,
-                                      &s->size);
+    tcomm_status_t st =
+        tcomm_mpi_dup(fn, mpi_comm, &s->mpi, &s->rank, &s->size);
     if (st == TCOMM_SUCCESS)
         st = bootstrap(s, fn);
     if (st == TCOMM_SUCCESS)

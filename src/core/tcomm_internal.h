@@ -36,8 +36,8 @@ typedef struct tcomm_memspace {
     /* tcomm_tensor_wrap: accept or reject a caller's buffer (NULL: any) */
     tcomm_status_t (*register_buffer)(void *ctx, const void *ptr,
                                       size_t bytes);
-    /* Device spaces only (NULL on host, but for copy_async, reduce and
-     * divide); see src/core/device_space.c. alloc,
+    /* Device spaces only (NULL on host, but for copy_async, reduce,
+     * divide and split_pack); see src/core/device_space.c. alloc,
      * free, to_host, from_host, copy and memset0 above are complete on
      * return. The *_async calls, reduce, divide and the reshaping run in
      * order on the graph's stream: the host sees their effects only after
@@ -62,13 +62,18 @@ typedef struct tcomm_memspace {
     /* buf[i] /= divisor, as tcomm_host_divide. */
     tcomm_status_t (*divide)(void *ctx, tcomm_dtype_t dtype, void *buf,
                              size_t n, double divisor);
-    /* As tcomm_host_gather_unpack and tcomm_host_scatter_pack. */
+    /* As tcomm_host_gather_unpack, tcomm_host_scatter_pack and
+     * tcomm_host_split_pack (uneven blocks: all_to_all_v,
+     * reduce_scatter_v). */
     tcomm_status_t (*gather_unpack)(void *ctx, const void *src, void *dst,
                                     size_t elsize, size_t outer, int nranks,
                                     const size_t *seg);
     tcomm_status_t (*scatter_pack)(void *ctx, const void *src, void *dst,
                                    size_t elsize, size_t outer, int nranks,
                                    size_t chunk);
+    tcomm_status_t (*split_pack)(void *ctx, const void *src, void *dst,
+                                 size_t elsize, size_t outer, int nranks,
+                                 const size_t *seg);
     /* Events: record marks the work queued so far under slot
      * (0 .. TCOMM_MEMSPACE_SLOTS-1); wait blocks the host until that
      * work is done; synchronize until all queued work is done. */
@@ -122,6 +127,11 @@ struct tcomm_comm {
     void (*stop_progress)(tcomm_comm_t *comm); /* drains it and joins */
     int async_running; /* the progress thread is inside a collective */
     int async_waiters; /* threads in tcomm_wait on this communicator */
+    /* all_to_all_v being dispatched: the largest size along its dim of
+     * any rank's input or output, from the front end's exchange, so that
+     * a backend can choose a path alike on every rank without another
+     * round (the MPI backend: does every count fit MPI's int?). */
+    size_t a2a_extent_max;
 };
 
 /* A collective the progress thread runs while nobody waits for it: its

@@ -19,7 +19,8 @@ if TCOMM_HAVE_FORTRAN
 lib_LTLIBRARIES += src/fortran/libtcomm_f.la
 src_fortran_libtcomm_f_la_SOURCES = src/fortran/tcomm.F90 \
 	src/fortran/tcomm_f.h src/fortran/tcomm_f.c src/fortran/tcomm_f_view.c \
-	src/fortran/tcomm_f_colls.c
+	src/fortran/tcomm_f_colls.c src/fortran/tcomm_f_check.c \
+	src/fortran/tcomm_f_all_to_all.c
 src_fortran_libtcomm_f_la_FCFLAGS = $(FC_MODOUT)src/fortran $(TCOMM_FC_DEFS)
 src_fortran_libtcomm_f_la_LIBADD = libtcomm.la
 src_fortran_libtcomm_f_la_LDFLAGS = -version-info $(TCOMM_LT_VERSION) \

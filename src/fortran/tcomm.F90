@@ -8,18 +8,24 @@
 !   call tcomm_all_reduce(comm, buf, op, ierr)               ! in place
 !   call tcomm_all_gather(comm, sendbuf, recvbuf, dim, ierr)
 !   call tcomm_reduce_scatter(comm, sendbuf, recvbuf, op, dim, ierr)
+!   call tcomm_reduce_scatter_v(comm, sendbuf, recvbuf, op, dim, sizes, ierr)
+!   call tcomm_all_to_all(comm, sendbuf, recvbuf, split_dim, concat_dim, ierr)
+!   call tcomm_all_to_all_v(comm, sendbuf, recvbuf, split_dim, send_sizes, &
+!                           concat_dim, ierr)
 !   call tcomm_broadcast(comm, buf, root, ierr)              ! in place
 !   call tcomm_barrier(comm, ierr)
 !   call tcomm_comm_destroy(comm, ierr)
 !
 ! Buffers are real(4), real(8), integer(1), integer(4) or integer(8)
 ! arrays of any rank up to 8 (or scalars), contiguous or not. dim is a
-! Fortran dimension (1-based); root and ranks are 0-based, as in MPI.
+! Fortran dimension (1-based); root and ranks are 0-based, as in MPI;
+! sizes and send_sizes are default integer arrays of one entry per rank.
 ! ierr is optional: without it, a failure prints the message and stops
 ! the program (error stop). The work is done in C (tcomm_f*.c) through
 ! the ISO_Fortran_binding.h descriptors of the arrays.
 module tcomm
-  use, intrinsic :: iso_c_binding, only: c_int, c_ptr, c_null_ptr, c_char
+  use, intrinsic :: iso_c_binding, only: c_int, c_int64_t, c_ptr, &
+                                         c_null_ptr, c_char
   use, intrinsic :: iso_fortran_env, only: error_unit
 #ifdef TCOMM_HAVE_MPI_F08
   use mpi_f08, only: MPI_Comm
@@ -57,6 +63,7 @@ module tcomm
   public :: tcomm_comm_create_mpi, tcomm_comm_info, tcomm_comm_destroy
   public :: tcomm_all_reduce, tcomm_all_gather, tcomm_reduce_scatter
   public :: tcomm_broadcast, tcomm_barrier
+  public :: tcomm_all_to_all, tcomm_all_to_all_v, tcomm_reduce_scatter_v
   public :: tcomm_last_error, tcomm_status_string
 
   !> From a `use mpi` integer handle or an mpi_f08 type(MPI_Comm).
@@ -67,7 +74,8 @@ module tcomm
 #endif
   end interface tcomm_comm_create_mpi
 
-  ! The C side (src/fortran/tcomm_f.c, tcomm_f_colls.c).
+  ! The C side (src/fortran/tcomm_f.c, tcomm_f_colls.c,
+  ! tcomm_f_all_to_all.c).
   interface
     integer(c_int) function c_comm_create_mpi(fcomm, handle) &
         bind(C, name="tcomm_f_comm_create_mpi")
@@ -127,6 +135,35 @@ module tcomm
       type(*), dimension(..), intent(inout) :: recvbuf
       integer(c_int), value :: op, dim
     end function c_reduce_scatter
+
+    integer(c_int) function c_all_to_all(handle, sendbuf, recvbuf, split, &
+        concat) bind(C, name="tcomm_f_all_to_all")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: handle
+      type(*), dimension(..), intent(in) :: sendbuf
+      type(*), dimension(..), intent(inout) :: recvbuf
+      integer(c_int), value :: split, concat
+    end function c_all_to_all
+
+    integer(c_int) function c_all_to_all_v(handle, sendbuf, recvbuf, split, &
+        sizes, nsizes, concat) bind(C, name="tcomm_f_all_to_all_v")
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: handle
+      type(*), dimension(..), intent(in) :: sendbuf
+      type(*), dimension(..), intent(inout) :: recvbuf
+      integer(c_int), value :: split, nsizes, concat
+      integer(c_int64_t), intent(in) :: sizes(*)
+    end function c_all_to_all_v
+
+    integer(c_int) function c_reduce_scatter_v(handle, sendbuf, recvbuf, op, &
+        dim, sizes, nsizes) bind(C, name="tcomm_f_reduce_scatter_v")
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: handle
+      type(*), dimension(..), intent(in) :: sendbuf
+      type(*), dimension(..), intent(inout) :: recvbuf
+      integer(c_int), value :: op, dim, nsizes
+      integer(c_int64_t), intent(in) :: sizes(*)
+    end function c_reduce_scatter_v
 
     integer(c_int) function c_error_text(buf, len) &
         bind(C, name="tcomm_f_error_text")
@@ -263,5 +300,53 @@ contains
     call finish(c_reduce_scatter(comm%handle, sendbuf, recvbuf, &
                                  int(op, c_int), int(dim, c_int)), ierr)
   end subroutine tcomm_reduce_scatter
+
+  !> Like tcomm_reduce_scatter, with chunks of sizes(r+1) along dim for
+  !> rank r (the same sizes on every rank, adding up to the extent).
+  subroutine tcomm_reduce_scatter_v(comm, sendbuf, recvbuf, op, dim, sizes, &
+                                    ierr)
+    type(tcomm_comm_t), intent(in) :: comm
+    type(*), dimension(..), intent(in) :: sendbuf
+    type(*), dimension(..), intent(inout) :: recvbuf
+    integer, intent(in) :: op, dim, sizes(:)
+    integer, intent(out), optional :: ierr
+    call finish(c_reduce_scatter_v(comm%handle, sendbuf, recvbuf, &
+                                   int(op, c_int), int(dim, c_int), &
+                                   int(sizes, c_int64_t), &
+                                   int(size(sizes), c_int)), ierr)
+  end subroutine tcomm_reduce_scatter_v
+
+  !> Cut sendbuf into world_size equal chunks along split_dim, chunk j
+  !> to rank j; the chunks received are concatenated in rank order along
+  !> concat_dim (Fortran dimensions, 1-based).
+  subroutine tcomm_all_to_all(comm, sendbuf, recvbuf, split_dim, &
+                              concat_dim, ierr)
+    type(tcomm_comm_t), intent(in) :: comm
+    type(*), dimension(..), intent(in) :: sendbuf
+    type(*), dimension(..), intent(inout) :: recvbuf
+    integer, intent(in) :: split_dim, concat_dim
+    integer, intent(out), optional :: ierr
+    call finish(c_all_to_all(comm%handle, sendbuf, recvbuf, &
+                             int(split_dim, c_int), int(concat_dim, c_int)), &
+                ierr)
+  end subroutine tcomm_all_to_all
+
+  !> Uneven all_to_all: send_sizes(j+1) along split_dim goes to rank j.
+  !> split_dim == concat_dim: a token exchange (send_sizes may differ
+  !> between ranks); otherwise a transpose (the same send_sizes on every
+  !> rank).
+  subroutine tcomm_all_to_all_v(comm, sendbuf, recvbuf, split_dim, &
+                                send_sizes, concat_dim, ierr)
+    type(tcomm_comm_t), intent(in) :: comm
+    type(*), dimension(..), intent(in) :: sendbuf
+    type(*), dimension(..), intent(inout) :: recvbuf
+    integer, intent(in) :: split_dim, send_sizes(:), concat_dim
+    integer, intent(out), optional :: ierr
+    call finish(c_all_to_all_v(comm%handle, sendbuf, recvbuf, &
+                               int(split_dim, c_int), &
+                               int(send_sizes, c_int64_t), &
+                               int(size(send_sizes), c_int), &
+                               int(concat_dim, c_int)), ierr)
+  end subroutine tcomm_all_to_all_v
 
 end module tcomm

@@ -41,12 +41,24 @@ int tcomm_f_from_c(int status, const char *fn, int c_order)
         msg += skip + 2;
     if (!*msg)
         msg = tcomm_status_string(status);
-    /* the peers' texts quoted in a mismatch name the C call too */
+    /* the peers' texts quoted in a mismatch name the C call too; a peer
+     * whose Fortran arguments failed here joined with a NULL input, which
+     * is its own error's echo, not the cause */
+    static const char null_in[] = "the input tensor is NULL (pass a tensor)";
     char text[sizeof f_text - 160];
     size_t n = 0;
     while (*msg && n + 1 < sizeof text) {
         if (strncmp(msg, "_into:", 6) == 0)
             msg += 5;
+        if (strncmp(msg, null_in, sizeof null_in - 1) == 0) {
+            msg += sizeof null_in - 1;
+            n += (size_t)snprintf(text + n, sizeof text - n, "%s",
+                                  "its Fortran arguments are wrong (its "
+                                  "own error says which)");
+            if (n >= sizeof text)
+                n = sizeof text - 1;
+            continue;
+        }
         text[n++] = *msg++;
     }
     text[n] = '\0';
@@ -56,14 +68,6 @@ int tcomm_f_from_c(int status, const char *fn, int c_order)
                        "Fortran dim]"
                      : "");
     return status;
-}
-
-static int no_comm(const char *fn)
-{
-    return tcomm_f_fail(TCOMM_ERR_INVALID_ARG,
-                        "%s: comm is not a tcomm communicator (create it "
-                        "with tcomm_comm_create_mpi)",
-                        fn);
 }
 
 int tcomm_f_comm_create_mpi(MPI_Fint fcomm, tcomm_f_comm_t **handle)
@@ -91,6 +95,7 @@ int tcomm_f_comm_create_mpi(MPI_Fint fcomm, tcomm_f_comm_t **handle)
     st = tcomm_comm_info(fc->comm, &info);
     if (st != TCOMM_SUCCESS)
         goto fail_comm;
+    fc->rank = info.rank;
     fc->world_size = info.world_size;
     st = tcomm_graph_create(host, &fc->graph);
     if (st != TCOMM_SUCCESS)
@@ -113,7 +118,7 @@ int tcomm_f_comm_info(tcomm_f_comm_t *fc, int *rank, int *world_size)
     static const char fn[] = "tcomm_comm_info";
     tcomm_f_clear();
     if (!fc)
-        return no_comm(fn);
+        return tcomm_f_no_comm(fn);
     tcomm_comm_info_t info;
     int st = tcomm_comm_info(fc->comm, &info);
     if (st != TCOMM_SUCCESS)
@@ -128,7 +133,7 @@ int tcomm_f_barrier(tcomm_f_comm_t *fc)
     static const char fn[] = "tcomm_barrier";
     tcomm_f_clear();
     if (!fc)
-        return no_comm(fn);
+        return tcomm_f_no_comm(fn);
     int st = tcomm_barrier(fc->comm);
     return st ? tcomm_f_from_c(st, fn, 0) : TCOMM_SUCCESS;
 }
@@ -139,7 +144,7 @@ int tcomm_f_comm_destroy(tcomm_f_comm_t **handle)
     tcomm_f_clear();
     tcomm_f_comm_t *fc = *handle;
     if (!fc)
-        return no_comm(fn);
+        return tcomm_f_no_comm(fn);
     int st = tcomm_comm_destroy(fc->comm);
     if (st != TCOMM_SUCCESS)
         tcomm_f_from_c(st, fn, 0);

@@ -17,6 +17,7 @@
 typedef struct tcomm_f_comm {
     tcomm_comm_t *comm;
     tcomm_graph_t *graph; /* host graph of the wrapped Fortran arrays */
+    int rank;
     int world_size;
 } tcomm_f_comm_t;
 
@@ -55,5 +56,34 @@ int tcomm_f_fail(int status, const char *fmt, ...)
 int tcomm_f_from_c(int status, const char *fn, int c_order);
 /* The text of the last failure ("" if none). */
 const char *tcomm_f_text(void);
+
+/* The local rules of a call (tcomm_f_check.c): the first one broken. */
+typedef struct {
+    int status; /* 0 if none */
+    char text[512];
+} tcomm_f_pre_t;
+void tcomm_f_pre_fail(tcomm_f_pre_t *p, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+int tcomm_f_no_comm(const char *fn);
+/* The C dim of Fortran dim @p dim of a rank-@p rank array; -1, which
+ * tcomm rejects, if out of range. A scalar acts as an array of extent
+ * (1). */
+int tcomm_f_c_dim(int rank, int dim);
+void tcomm_f_check_op(tcomm_f_pre_t *p, const char *fn, const char *arg,
+                      const tcomm_f_view_t *v, int op);
+/* @p dim (an argument called @p name) against sendbuf's rank. */
+void tcomm_f_check_dim(tcomm_f_pre_t *p, const char *fn, const char *name,
+                       const tcomm_f_view_t *s, int dim);
+/* recvbuf's type against sendbuf's and its shape against the Fortran
+ * extents @p want of rank @p rank; Fortran dim @p star (0: none) is only
+ * known after the exchange: printed as '*' followed by @p star_note, and
+ * not compared. */
+void tcomm_f_check_recv(tcomm_f_pre_t *p, const char *fn,
+                        const tcomm_f_view_t *s, const tcomm_f_view_t *r,
+                        int rank, const size_t *want, int star,
+                        const char *star_note);
+/* The status of the C call, with the rank's own text in Fortran terms
+ * where the local checks predicted the failure. */
+int tcomm_f_finish(int st, const tcomm_f_pre_t *p, const char *fn);
 
 #endif /* TCOMM_F_H */

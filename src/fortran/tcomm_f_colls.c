@@ -6,122 +6,25 @@
  * are checked here first, in the C front end's order, so that a rank's
  * own error reads in Fortran terms (dims 1-based, shapes column-major);
  * the status is always the C front end's. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "tcomm_f.h"
 
-typedef struct {
-    int status; /* of the first local rule broken, 0 if none */
-    char text[512];
-} precheck_t;
-
-static void pre_fail(precheck_t *p, int status, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void pre_fail(precheck_t *p, int status, const char *fmt, ...)
-{
-    if (p->status)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(p->text, sizeof p->text, fmt, ap);
-    va_end(ap);
-    p->status = status;
-}
-
-static int no_comm(const char *fn)
-{
-    return tcomm_f_fail(TCOMM_ERR_INVALID_ARG,
-                        "%s: comm is not a tcomm communicator (create it "
-                        "with tcomm_comm_create_mpi)",
-                        fn);
-}
-
-static int is_int(tcomm_dtype_t dt)
-{
-    return dt == TCOMM_I8 || dt == TCOMM_I32 || dt == TCOMM_I64;
-}
-
-/* The C dim of Fortran dim @p dim; -1, which tcomm rejects, if out of
- * range. A scalar acts as an array of extent (1). */
-static int c_dim(int rank, int dim)
-{
-    int r = rank > 0 ? rank : 1;
-    return dim >= 1 && dim <= r ? r - dim : -1;
-}
-
-static void check_op(precheck_t *p, const char *fn, const char *arg,
-                     const tcomm_f_view_t *v, int op)
-{
-    if (op == TCOMM_AVG && is_int(v->dtype))
-        pre_fail(p, TCOMM_ERR_DTYPE,
-                 "%s: TCOMM_AVG needs a real array but %s is %s (use "
-                 "TCOMM_SUM and divide, or a real array)",
-                 fn, arg, tcomm_f_type_name(v->dtype));
-    else if (op < TCOMM_SUM || op > TCOMM_AVG)
-        p->status = -1000; /* the C text says it well: keep it */
-}
-
-static void check_dim(precheck_t *p, const char *fn,
-                      const tcomm_f_view_t *s, int dim)
-{
-    int r = s->rank > 0 ? s->rank : 1;
-    if (dim < 1 || dim > r)
-        pre_fail(p, TCOMM_ERR_INVALID_ARG,
-                 "%s: dim %d is out of range for %s sendbuf (use 1..%d)",
-                 fn, dim, s->rank ? "this" : "a scalar", r);
-}
-
 /* recvbuf against the result's shape; gather: its extent along dim is
  * only known after the exchange (printed as '*', checked by tcomm). */
-static void check_recv(precheck_t *p, const char *fn,
+static void check_recv(tcomm_f_pre_t *p, const char *fn,
                        const tcomm_f_view_t *s, const tcomm_f_view_t *r,
                        int dim, int n, int gather)
 {
-    if (r->dtype != s->dtype)
-        pre_fail(p, TCOMM_ERR_DTYPE,
-                 "%s: recvbuf is %s but sendbuf is %s (use one type)", fn,
-                 tcomm_f_type_name(r->dtype), tcomm_f_type_name(s->dtype));
     int rank = gather && s->rank == 0 ? 1 : s->rank;
     size_t want[TCOMM_MAX_DIMS];
     for (int i = 0; i < rank; i++)
         want[i] = s->rank ? s->ext[i] : 1;
     if (!gather && rank > 0)
         want[dim - 1] /= (size_t)n;
-    int ok = r->rank == rank;
-    for (int i = 0; ok && i < rank; i++)
-        ok = (gather && i == dim - 1) || r->ext[i] == want[i];
-    if (ok)
-        return;
-    char got[128], exp[128];
-    tcomm_f_shape_text(r->rank, r->ext, got, sizeof got);
-    tcomm_f_shape_text(rank, want, exp, sizeof exp);
-    if (gather) { /* "(2, 3)" -> "(2, *)" for dim 2 */
-        char *c = exp;
-        for (int i = 1; i < dim; i++)
-            c = strchr(c, ',') + 1;
-        c += strspn(c, "( ");
-        size_t digits = strspn(c, "0123456789");
-        memmove(c + 1, c + digits, strlen(c + digits) + 1);
-        *c = '*';
-    }
-    pre_fail(p, TCOMM_ERR_SHAPE,
-             "%s: recvbuf has shape %s but the result has shape %s%s "
-             "(allocate recvbuf with that shape)",
-             fn, got, exp,
-             gather ? " (*: the sum of the ranks' extents along dim)" : "");
-}
-
-/* The status of the C call, with the rank's own text in Fortran terms
- * where the local checks predicted the failure. */
-static int finish(int st, const precheck_t *p, const char *fn)
-{
-    if (st == TCOMM_SUCCESS)
-        return st;
-    if (p && p->status == st)
-        return tcomm_f_fail(st, "%s", p->text);
-    return tcomm_f_from_c(st, fn, 1);
+    tcomm_f_check_recv(p, fn, s, r, rank, want, gather ? dim : 0,
+                       " (*: the sum of the ranks' extents along dim)");
 }
 
 /* The buffer of an in-place call as a tensor (its own status names the
@@ -131,7 +34,7 @@ static int in_place(tcomm_f_comm_t *fc, const char *fn, CFI_cdesc_t *buf,
 {
     tcomm_f_clear();
     if (!fc)
-        return no_comm(fn);
+        return tcomm_f_no_comm(fn);
     return tcomm_f_view_open(fc, fn, "buf", buf, 1, v);
 }
 
@@ -145,12 +48,12 @@ int tcomm_f_all_reduce(tcomm_f_comm_t *fc, CFI_cdesc_t *buf, int op)
             tcomm_all_reduce_into(fc->comm, NULL, (tcomm_op_t)op, NULL);
         return st;
     }
-    precheck_t pre = {0};
-    check_op(&pre, fn, "buf", &v, op);
+    tcomm_f_pre_t pre = {0};
+    tcomm_f_check_op(&pre, fn, "buf", &v, op);
     st = tcomm_all_reduce_into(fc->comm, v.tensor, (tcomm_op_t)op,
                                v.tensor);
     tcomm_f_view_close(&v, st == TCOMM_SUCCESS);
-    return finish(st, &pre, fn);
+    return tcomm_f_finish(st, &pre, fn);
 }
 
 int tcomm_f_broadcast(tcomm_f_comm_t *fc, CFI_cdesc_t *buf, int root)
@@ -165,7 +68,7 @@ int tcomm_f_broadcast(tcomm_f_comm_t *fc, CFI_cdesc_t *buf, int root)
     }
     st = tcomm_broadcast_into(fc->comm, v.tensor, root, v.tensor);
     tcomm_f_view_close(&v, st == TCOMM_SUCCESS);
-    return finish(st, NULL, fn);
+    return tcomm_f_finish(st, NULL, fn);
 }
 
 /* Open sendbuf and recvbuf; on failure join the collective (kind 0:
@@ -196,16 +99,16 @@ int tcomm_f_all_gather(tcomm_f_comm_t *fc, CFI_cdesc_t *send,
     static const char fn[] = "tcomm_all_gather";
     tcomm_f_clear();
     if (!fc)
-        return no_comm(fn);
+        return tcomm_f_no_comm(fn);
     tcomm_f_view_t s, r;
-    int st = open_pair(fc, fn, 0, send, recv, 0, c_dim(0, 0), &s, &r);
+    int st = open_pair(fc, fn, 0, send, recv, 0, tcomm_f_c_dim(0, 0), &s, &r);
     if (st != TCOMM_SUCCESS)
         return st;
-    precheck_t pre = {0};
-    check_dim(&pre, fn, &s, dim);
+    tcomm_f_pre_t pre = {0};
+    tcomm_f_check_dim(&pre, fn, "dim", &s, dim);
     if (!pre.status)
         check_recv(&pre, fn, &s, &r, dim, fc->world_size, 1);
-    st = tcomm_all_gather_into(fc->comm, s.tensor, c_dim(s.rank, dim),
+    st = tcomm_all_gather_into(fc->comm, s.tensor, tcomm_f_c_dim(s.rank, dim),
                                r.tensor);
     tcomm_f_view_close(&s, 0);
     tcomm_f_view_close(&r, st == TCOMM_SUCCESS);
@@ -226,7 +129,7 @@ int tcomm_f_all_gather(tcomm_f_comm_t *fc, CFI_cdesc_t *send,
                             "the ranks' extents add up to %zu (allocate "
                             "recvbuf with %zu there)",
                             fn, r.ext[dim - 1], dim, total, total);
-    return finish(st, &pre, fn);
+    return tcomm_f_finish(st, &pre, fn);
 }
 
 int tcomm_f_reduce_scatter(tcomm_f_comm_t *fc, CFI_cdesc_t *send,
@@ -235,25 +138,25 @@ int tcomm_f_reduce_scatter(tcomm_f_comm_t *fc, CFI_cdesc_t *send,
     static const char fn[] = "tcomm_reduce_scatter";
     tcomm_f_clear();
     if (!fc)
-        return no_comm(fn);
+        return tcomm_f_no_comm(fn);
     tcomm_f_view_t s, r;
-    int st = open_pair(fc, fn, 1, send, recv, op, c_dim(0, 0), &s, &r);
+    int st = open_pair(fc, fn, 1, send, recv, op, tcomm_f_c_dim(0, 0), &s, &r);
     if (st != TCOMM_SUCCESS)
         return st;
-    precheck_t pre = {0};
-    check_op(&pre, fn, "sendbuf", &s, op);
-    check_dim(&pre, fn, &s, dim);
+    tcomm_f_pre_t pre = {0};
+    tcomm_f_check_op(&pre, fn, "sendbuf", &s, op);
+    tcomm_f_check_dim(&pre, fn, "dim", &s, dim);
     size_t n = s.rank ? (pre.status ? 0 : s.ext[dim - 1]) : 1;
     if (!pre.status && n % (size_t)fc->world_size)
-        pre_fail(&pre, TCOMM_ERR_SHAPE,
+        tcomm_f_pre_fail(&pre, TCOMM_ERR_SHAPE,
                  "%s: extent %zu of sendbuf along dim %d is not divisible "
                  "by the world size %d (make it a multiple of %d)",
                  fn, n, dim, fc->world_size, fc->world_size);
     if (!pre.status)
         check_recv(&pre, fn, &s, &r, dim, fc->world_size, 0);
     st = tcomm_reduce_scatter_into(fc->comm, s.tensor, (tcomm_op_t)op,
-                                   c_dim(s.rank, dim), r.tensor);
+                                   tcomm_f_c_dim(s.rank, dim), r.tensor);
     tcomm_f_view_close(&s, 0);
     tcomm_f_view_close(&r, st == TCOMM_SUCCESS);
-    return finish(st, &pre, fn);
+    return tcomm_f_finish(st, &pre, fn);
 }

@@ -425,9 +425,16 @@ static tcomm_status_t exchange_v(tcomm_comm_t *comm, const tcomm_call_t *c,
                                     row * sizeof *all);
     if (st != TCOMM_SUCCESS)
         goto out;
-    size_t total = 0;
+    size_t total = 0, extent = 0;
     for (int r = 0; r < n && st == TCOMM_SUCCESS; r++) {
         const int64_t *v = all + (size_t)r * row;
+        size_t rows = 0, cols = 0; /* rank r's input, output along dim */
+        for (int q = 0; q < n; q++) {
+            rows += (size_t)v[1 + q];
+            cols += (size_t)all[(size_t)q * row + 1 + r];
+        }
+        extent = rows > extent ? rows : extent;
+        extent = cols > extent ? cols : extent;
         for (size_t i = 0; i < row; i++)
             if (v[i] < 0)
                 st = tcomm_error(TCOMM_ERR_MISMATCH,
@@ -447,6 +454,7 @@ static tcomm_status_t exchange_v(tcomm_comm_t *comm, const tcomm_call_t *c,
                              c->fn, me);
         total += st == TCOMM_SUCCESS ? recv[r] : 0;
     }
+    comm->a2a_extent_max = extent; /* the token mode's (tcomm_internal.h) */
 out:
     free(all);
     free(mine);

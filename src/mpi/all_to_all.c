@@ -1,12 +1,113 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* PLACEHOLDER (scaffolding during issue 16; the MPI helper replaces it). */
+/* The MPI backend's all_to_all and all_to_all_v on host tensors: the
+ * call's layout as blocks of rows (tcomm_mpi_alltoall.h), then
+ *   - contiguous blocks on every rank (split and concat along dims with
+ *     nothing but sizes of 1 before them, dim 0 above all): one
+ *     MPI_Alltoall (equal chunks) or MPI_Alltoallv on the tensors' own
+ *     buffers, nothing allocated (alltoall_flat.c);
+ *   - strided blocks, equal chunks: the measured dispatch of
+ *     alltoall_strided.c;
+ *   - strided blocks, uneven: split_pack -> MPI_Alltoallv ->
+ *     gather_unpack, each side only where it is strided.
+ * Every choice must be the same on every rank (they are collectives), so
+ * it rests on what every rank knows: in the equal call and the transpose
+ * mode, every rank's shapes; in the token mode, the dims before the split
+ * dim (they agree) and, for the count limit, the largest extent along the
+ * dim of any rank's input or output (the front end's exchange). */
+#include <stdlib.h>
+
 #include "tcomm_backend_mpi.h"
+#include "tcomm_log.h"
+#include "tcomm_mpi_alltoall.h"
+#include "tcomm_mpi_kernels.h"
+
+static tcomm_status_t plan_error(int rc, const char *fn)
+{
+    return tcomm_mpi_status(rc, fn, __FILE__, __LINE__);
+}
+
+/* in along split, out along concat: the rows of both sides. */
+static void plan_sides(tcomm_a2a_plan_t *p, const tcomm_tensor_t *in,
+                       int split, const size_t *send_sizes, size_t each_s,
+                       const tcomm_tensor_t *out, int concat,
+                       const size_t *recv_sizes, size_t each_r)
+{
+    size_t inner;
+    tcomm_dim_split(in, split, &p->souter, &inner);
+    p->stotal = in->shape[split] * inner;
+    tcomm_a2a_plan_cols(p->sw, p->soff, p->nranks, send_sizes, each_s,
+                        inner);
+    tcomm_dim_split(out, concat, &p->router, &inner);
+    p->rtotal = out->shape[concat] * inner;
+    tcomm_a2a_plan_cols(p->rw, p->roff, p->nranks, recv_sizes, each_r,
+                        inner);
+}
+
+static tcomm_status_t run(tcomm_mpi_state_t *st, tcomm_a2a_plan_t *p,
+                          const tcomm_tensor_t *in, tcomm_tensor_t *out,
+                          int any_strided, const char *fn)
+{
+    const char *path = "mpi_alltoall";
+    int rc;
+    if (p->equal && any_strided)
+        rc = tcomm_a2a_strided(p, in->data, out->data, st->comm, &path);
+    else
+        rc = tcomm_a2a_pack(p, in->data, out->data, any_strided, st->comm,
+                            &path);
+    TCOMM_TRACE_PATH(path);
+    tcomm_a2a_plan_free(p);
+    return tcomm_mpi_status(rc, fn, __FILE__, __LINE__);
+}
 
 tcomm_status_t tcomm_mpi_all_to_all(void *state, const tcomm_tensor_t *in,
                                     int split_dim, int concat_dim,
                                     tcomm_tensor_t *out)
 {
-    return tcomm_error(TCOMM_ERR_UNSUPPORTED, "tcomm: all_to_all: TODO");
+    tcomm_mpi_state_t *st = state;
+    tcomm_a2a_plan_t p;
+    int rc = tcomm_a2a_plan_alloc(&p, in->dtype, st->comm);
+    if (rc != MPI_SUCCESS)
+        return plan_error(rc, "tcomm_all_to_all");
+    size_t c = in->shape[split_dim] / (size_t)st->size;
+    plan_sides(&p, in, split_dim, NULL, c, out, concat_dim, NULL,
+               split_dim == concat_dim ? c : in->shape[concat_dim]);
+    /* every rank has these shapes */
+    p.equal = 1;
+    p.fits = in->numel <= tcomm_mpi_count_limit();
+    return run(st, &p, in, out, p.souter > 1 || p.router > 1,
+               "tcomm_all_to_all");
+}
+
+/* The transpose mode: every rank's layout from the sizes every rank has
+ * (rank q's input has sum(send) along split and recv[q] along concat;
+ * its output send[q] along split and sum(recv) along concat). Does some
+ * rank have strided blocks, do all fit the count limit? */
+static void transpose_global(const tcomm_tensor_t *in, int s, int c,
+                             const size_t *send, const size_t *recv, int n,
+                             int *any_strided, int *fits)
+{
+    size_t lim = tcomm_mpi_count_limit(), ssum = 0, rsum = 0;
+    for (int r = 0; r < n; r++) {
+        ssum += send[r];
+        rsum += recv[r];
+    }
+    *any_strided = 0;
+    *fits = 1;
+    for (int q = 0; q < n; q++) {
+        size_t ni = 1, no = 1, souter = 1, router = 1;
+        for (int d = 0; d < in->ndim; d++) {
+            size_t di = d == s ? ssum : d == c ? recv[q] : in->shape[d];
+            size_t dout = d == s ? send[q] : d == c ? rsum : in->shape[d];
+            ni *= di;
+            no *= dout;
+            if (d < s)
+                souter *= di;
+            if (d < c)
+                router *= dout;
+        }
+        *any_strided |= souter > 1 || router > 1;
+        *fits &= ni <= lim && no <= lim;
+    }
 }
 
 tcomm_status_t tcomm_mpi_all_to_all_v(void *state, const tcomm_tensor_t *in,
@@ -16,5 +117,26 @@ tcomm_status_t tcomm_mpi_all_to_all_v(void *state, const tcomm_tensor_t *in,
                                       const size_t *recv_sizes,
                                       tcomm_tensor_t *out)
 {
-    return tcomm_error(TCOMM_ERR_UNSUPPORTED, "tcomm: all_to_all_v: TODO");
+    tcomm_mpi_state_t *st = state;
+    tcomm_a2a_plan_t p;
+    int any_strided, rc = tcomm_a2a_plan_alloc(&p, in->dtype, st->comm);
+    if (rc != MPI_SUCCESS)
+        return plan_error(rc, "tcomm_all_to_all_v");
+    plan_sides(&p, in, split_dim, send_sizes, 0, out, concat_dim,
+               recv_sizes, 0);
+    p.equal = 0;
+    if (split_dim == concat_dim) {
+        /* token mode: the dims before split agree; the counts do not,
+         * but the front end's exchange saw every rank's extent */
+        size_t inner = 1, lim = tcomm_mpi_count_limit();
+        for (int d = 0; d < in->ndim; d++)
+            inner *= d == split_dim ? 1 : in->shape[d];
+        size_t extent = st->owner ? st->owner->a2a_extent_max : SIZE_MAX;
+        any_strided = p.souter > 1;
+        p.fits = inner == 0 || extent <= lim / inner;
+    } else {
+        transpose_global(in, split_dim, concat_dim, send_sizes, recv_sizes,
+                         st->size, &any_strided, &p.fits);
+    }
+    return run(st, &p, in, out, any_strided, "tcomm_all_to_all_v");
 }

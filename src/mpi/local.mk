@@ -4,12 +4,17 @@
 # its two lower rooms: device tensors and one node's shared memory.
 libtcomm_internal_la_SOURCES += \
 	src/mpi/tcomm_backend_mpi.h src/mpi/tcomm_timeout.h \
-	src/mpi/tcomm_mpi_reshape.h \
+	src/mpi/tcomm_mpi_reshape.h src/mpi/tcomm_mpi_alltoall.h \
 	src/mpi/backend_mpi.c src/mpi/mpi_collectives.c src/mpi/ordered.c \
 	src/mpi/allgather_dim.c src/mpi/allgather_pull.c \
 	src/mpi/reduce_scatter_dim.c \
-	src/mpi/all_to_all.c src/mpi/reduce_scatter_v.c \
+	src/mpi/all_to_all.c src/mpi/alltoall_flat.c \
+	src/mpi/alltoall_strided.c src/mpi/alltoall_pull.c \
+	src/mpi/reduce_scatter_v.c \
 	src/mpi/timeout.c src/mpi/cuda_aware_probe.c
+
+# reduce_scatter_v's pipeline along any dim (issue 16).
+libtcomm_internal_la_SOURCES += src/mpi/reduce_scatter_v_pipe.c
 
 include src/mpi/device/local.mk
 include src/mpi/node/local.mk

@@ -101,44 +101,60 @@ tcomm_status_t tcomm_mpi_all_reduce_ordered(tcomm_mpi_state_t *st,
                             __FILE__, __LINE__);
 }
 
-tcomm_status_t tcomm_mpi_reduce_scatter_ordered(tcomm_mpi_state_t *st,
-                                                const tcomm_tensor_t *in,
-                                                tcomm_op_t op, int dim,
-                                                tcomm_tensor_t *out)
+/* Rank r's chunk is sizes[r] along dim (NULL: the equal chunks of
+ * reduce_scatter); along dim > 0 its columns are strided, so the chunks
+ * are packed rank-major first. Block r of the exchange is then
+ * [outer][sizes[r] * inner]: out's layout on rank r. */
+tcomm_status_t tcomm_mpi_reduce_scatter_v_ordered(tcomm_mpi_state_t *st,
+                                                  const tcomm_tensor_t *in,
+                                                  tcomm_op_t op, int dim,
+                                                  const size_t *sizes,
+                                                  tcomm_tensor_t *out)
 {
-    int n = st->size;
-    size_t es = tcomm_dtype_size(in->dtype), chunk_all = out->numel;
-    size_t outer = tcomm_shape_prod(in->shape, 0, dim);
-    size_t stack[2 * TCOMM_STACK_RANKS], *lo = stack;
-    if (n > TCOMM_STACK_RANKS && !(lo = malloc(2 * (size_t)n * sizeof *lo)))
-        return tcomm_error(TCOMM_ERR_NO_MEMORY,
-                           "tcomm_reduce_scatter: out of host memory");
-    size_t *len = lo + n;
+    int n = st->size, me = st->rank;
+    const char *fn = sizes ? "tcomm_reduce_scatter_v (deterministic)"
+                           : "tcomm_reduce_scatter (deterministic)";
+    size_t es = tcomm_dtype_size(in->dtype), outer, inner;
+    tcomm_dim_split(in, dim, &outer, &inner);
+    size_t stack[3 * TCOMM_STACK_RANKS], *lo = stack;
+    if (n > TCOMM_STACK_RANKS && !(lo = malloc(3 * (size_t)n * sizeof *lo)))
+        return tcomm_error(TCOMM_ERR_NO_MEMORY, "%s: out of host memory",
+                           fn);
+    size_t *len = lo + n, *seg = lo + 2 * n, at = 0;
     for (int r = 0; r < n; r++) {
-        lo[r] = (size_t)r * chunk_all;
-        len[r] = chunk_all;
+        seg[r] = (sizes ? sizes[r] : in->shape[dim] / (size_t)n) * inner;
+        len[r] = outer * seg[r];
+        lo[r] = at;
+        at += len[r];
     }
-    /* Along dim > 0 rank r's columns are strided: pack them first. */
+    /* Every rank packs when any does: its chunks go to the others even
+     * where its own is empty. */
     const char *src = in->data;
-    char *packed = NULL, *tmp = malloc((size_t)n * chunk_all * es + 1);
+    char *packed = NULL, *tmp = malloc((size_t)n * len[me] * es + 1);
     int rc = MPI_ERR_NO_MEM;
-    if (tmp && outer > 1 && out->numel > 0) {
+    if (tmp && outer > 1 && in->numel > 0) {
         if (!(packed = malloc(in->nbytes)))
             goto out;
-        tcomm_host_scatter_pack(in->data, packed, es, outer, n,
-                                chunk_all / outer);
+        tcomm_host_split_pack(in->data, packed, es, outer, n, seg);
         src = packed;
     }
     if (tmp) {
-        rc = exchange_blocks(st, src, lo, len, tmp, chunk_all, in->dtype);
+        rc = exchange_blocks(st, src, lo, len, tmp, len[me], in->dtype);
         if (rc == MPI_SUCCESS)
-            rc = fold(in->dtype, op, tmp, chunk_all, n, out->data);
+            rc = fold(in->dtype, op, tmp, len[me], n, out->data);
     }
 out:
     free(packed);
     free(tmp);
     if (lo != stack)
         free(lo);
-    return tcomm_mpi_status(rc, "tcomm_reduce_scatter (deterministic)",
-                            __FILE__, __LINE__);
+    return tcomm_mpi_status(rc, fn, __FILE__, __LINE__);
+}
+
+tcomm_status_t tcomm_mpi_reduce_scatter_ordered(tcomm_mpi_state_t *st,
+                                                const tcomm_tensor_t *in,
+                                                tcomm_op_t op, int dim,
+                                                tcomm_tensor_t *out)
+{
+    return tcomm_mpi_reduce_scatter_v_ordered(st, in, op, dim, NULL, out);
 }

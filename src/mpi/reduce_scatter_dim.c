@@ -28,12 +28,6 @@
 #include "tcomm_host_kernels.h"
 #include "tcomm_mpi_reshape.h"
 
-#define TCOMM_RS_STACK ((size_t)16 << 10)
-
-/* Bytes of in per pipeline group. */
-#ifndef TCOMM_RS_PIPE_BYTES
-#define TCOMM_RS_PIPE_BYTES ((size_t)256 << 10)
-#endif
 
 /* A per-thread cached temporary: a fresh malloc above glibc's mmap
  * threshold is an mmap whose pages fault in on every call, which cost
@@ -73,7 +67,7 @@ static char *rs_cache_get(void)
 
 /* Allocate bytes (on the stack buffer if it fits, else the cache or the
  * heap) and agree with the other ranks that everybody has one. */
-static int rs_alloc(size_t bytes, char *stack, char **buf, MPI_Comm comm)
+int tcomm_rs_alloc(size_t bytes, char *stack, char **buf, MPI_Comm comm)
 {
     int ok, all = 0, rc;
 
@@ -96,7 +90,7 @@ static int rs_alloc(size_t bytes, char *stack, char **buf, MPI_Comm comm)
     return rc;
 }
 
-static void rs_free(char *buf, char *stack)
+void tcomm_rs_free(char *buf, char *stack)
 {
     if (buf != stack && buf != rs_cache)
         free(buf);
@@ -115,13 +109,14 @@ int tcomm_mpi_reduce_scatter_dim_pack(const void *in, void *out,
         return MPI_ERR_TYPE;
     if ((rc = MPI_Comm_size(comm, &nranks)) != MPI_SUCCESS)
         return rc;
-    rc = rs_alloc((size_t)nranks * outer * chunk * es, stack, &tmp, comm);
+    rc = tcomm_rs_alloc((size_t)nranks * outer * chunk * es, stack, &tmp,
+                        comm);
     if (rc != MPI_SUCCESS)
         return rc;
     tcomm_host_scatter_pack(in, tmp, es, outer, nranks, chunk);
     rc = tcomm_mpi_reduce_scatter_block(tmp, out, outer * chunk, dtype, op,
                                         comm);
-    rs_free(tmp, stack);
+    tcomm_rs_free(tmp, stack);
     return rc;
 }
 
@@ -215,7 +210,7 @@ int tcomm_mpi_reduce_scatter_dim_pipe(const void *in, void *out,
         return tcomm_mpi_reduce_scatter_dim_pack(in, out, dtype, op, outer,
                                                  chunk, comm);
     gbytes = (size_t)nranks * p.rows * p.cols * es;
-    rc = rs_alloc(2 * gbytes, stack, &tmp, comm);
+    rc = tcomm_rs_alloc(2 * gbytes, stack, &tmp, comm);
     if (rc != MPI_SUCCESS)
         return rc;
     rc = pack_group(&p, in, tmp, 0, &req[1]);
@@ -233,7 +228,7 @@ int tcomm_mpi_reduce_scatter_dim_pipe(const void *in, void *out,
         if (rc == MPI_SUCCESS)
             rc = MPI_Wait(&req[k % 2], MPI_STATUS_IGNORE);
     }
-    rs_free(tmp, stack);
+    tcomm_rs_free(tmp, stack);
     return rc;
 }
 

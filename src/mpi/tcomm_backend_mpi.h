@@ -75,6 +75,12 @@ tcomm_status_t tcomm_mpi_reduce_scatter_ordered(tcomm_mpi_state_t *st,
                                                 const tcomm_tensor_t *in,
                                                 tcomm_op_t op, int dim,
                                                 tcomm_tensor_t *out);
+/* The same with rank r's chunk sizes[r] along dim (reduce_scatter_v). */
+tcomm_status_t tcomm_mpi_reduce_scatter_v_ordered(tcomm_mpi_state_t *st,
+                                                  const tcomm_tensor_t *in,
+                                                  tcomm_op_t op, int dim,
+                                                  const size_t *sizes,
+                                                  tcomm_tensor_t *out);
 
 /* Collectives on tensors whose graph is not host memory (cuda, sim):
  * src/mpi/device/device_path.c. Same contract as the backend ops. */

@@ -22,6 +22,15 @@ int tcomm_mpi_reduce_scatter_dim(const void *in, void *out,
                                  tcomm_dtype_t dtype, MPI_Op op,
                                  size_t outer, size_t chunk, MPI_Comm comm);
 
+/* reduce_scatter_v along a dim > 0: in is [outer][sum(seg)], out is
+ * [outer][seg[rank]], the reduction of rank's columns; in pipelined
+ * groups (reduce_scatter_v_pipe.c). *done = 0 (nothing sent) where fewer
+ * than two groups make no pipeline: the same on every rank. */
+int tcomm_mpi_reduce_scatter_v_pipe(const void *in, void *out,
+                                    tcomm_dtype_t dtype, MPI_Op op,
+                                    size_t outer, const size_t *seg,
+                                    MPI_Comm comm, int *done);
+
 /* (a) MPI_Allgatherv into a rank-major temporary, then gather_unpack. */
 int tcomm_mpi_allgather_dim_tmp(const void *in, void *out,
                                 tcomm_dtype_t dtype, size_t outer,
@@ -36,6 +45,19 @@ int tcomm_mpi_reduce_scatter_dim_pipe(const void *in, void *out,
                                       tcomm_dtype_t dtype, MPI_Op op,
                                       size_t outer, size_t chunk,
                                       MPI_Comm comm);
+
+/* The temporaries of the reduce_scatter algorithms (reduce_scatter_dim.c,
+ * reduce_scatter_v.c): up to TCOMM_RS_STACK bytes on the caller's stack
+ * buffer, up to two pipeline groups in a per-thread cache, else malloc;
+ * beyond the stack the ranks agree that everybody got one (MPI_ERR_NO_MEM
+ * on every rank otherwise). bytes must be the same on every rank. */
+#define TCOMM_RS_STACK ((size_t)16 << 10)
+/* Bytes of in per pipeline group. */
+#ifndef TCOMM_RS_PIPE_BYTES
+#define TCOMM_RS_PIPE_BYTES ((size_t)256 << 10)
+#endif
+int tcomm_rs_alloc(size_t bytes, char *stack, char **buf, MPI_Comm comm);
+void tcomm_rs_free(char *buf, char *stack);
 
 /* Shared by the all_gather files: the per-call layout. */
 #define TCOMM_AG_TAG 0x7c61

@@ -106,6 +106,13 @@ static void check_reshape(tcomm_graph_t *g)
         sp->to_host(ctx, got, dd, n);
         tcomm_host_scatter_pack(src, want, el, outer, 4, chunk);
         EXPECT(!memcmp(got, want, n), "pack el %zu differs", el);
+        n = outer * total * el;
+        EXPECT(sp->split_pack(ctx, ds, dd, el, outer, 4, seg) ==
+                   TCOMM_SUCCESS, "split");
+        sp->synchronize(ctx);
+        sp->to_host(ctx, got, dd, n);
+        tcomm_host_split_pack(src, want, el, outer, 4, seg);
+        EXPECT(!memcmp(got, want, n), "split el %zu differs", el);
     }
     sp->free(ctx, ds);
     sp->free(ctx, dd);

@@ -43,7 +43,8 @@ grep -q '^#define TCOMM_HAVE_CUDA 1' config.h ||
 log "build"
 make -j"$(nproc)" >make.log 2>&1 || { tail -30 make.log; exit 1; }
 make -j"$(nproc)" test/gpu/gpu_kernels test/gpu/gpu_collectives \
-    test/mpi_device >>make.log 2>&1 || { tail -30 make.log; exit 1; }
+    test/gpu/gpu_all_to_all test/mpi_device test/mpi_device_a2a \
+    >>make.log 2>&1 || { tail -30 make.log; exit 1; }
 
 # The launcher as in test/mpirun-test.sh: $MPIRUN with $MPIRUN_FLAGS, or
 # mpirun, with --oversubscribe when it is Open MPI's (MPICH has no such
@@ -66,6 +67,9 @@ run ./test/gpu/gpu_kernels
 mpi 1 ./test/gpu/gpu_collectives
 mpi 2 ./test/gpu/gpu_collectives
 mpi 2 ./test/mpi_device
+mpi 1 ./test/gpu/gpu_all_to_all
+mpi 2 ./test/gpu/gpu_all_to_all
+mpi 2 ./test/mpi_device_a2a
 
 # The harness on device memory (its own validation with -c).
 for np in 1 2; do
@@ -83,12 +87,14 @@ log "all GPU checks passed"
 # called directly), and at 2 ranks where there are two devices (NCCL
 # takes one device per rank; with fewer the test skips, 77).
 if grep -q '^#define TCOMM_HAVE_NCCL 1' config.h; then
-    make -j"$(nproc)" test/gpu/gpu_nccl >>make.log 2>&1 ||
-        { tail -30 make.log; exit 1; }
-    mpi 1 ./test/gpu/gpu_nccl
-    rc=0
-    mpi 2 ./test/gpu/gpu_nccl || rc=$?
-    [ "$rc" -eq 0 ] || [ "$rc" -eq 77 ] || exit "$rc"
+    make -j"$(nproc)" test/gpu/gpu_nccl test/gpu/gpu_nccl_a2a \
+        >>make.log 2>&1 || { tail -30 make.log; exit 1; }
+    for t in gpu_nccl gpu_nccl_a2a; do
+        mpi 1 ./test/gpu/$t
+        rc=0
+        mpi 2 ./test/gpu/$t || rc=$?
+        [ "$rc" -eq 0 ] || [ "$rc" -eq 77 ] || exit "$rc"
+    done
     log "NCCL backend checks passed"
 else
     echo "SKIP: NCCL backend (configured without NCCL)"

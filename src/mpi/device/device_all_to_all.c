@@ -1,13 +1,151 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* PLACEHOLDER (scaffolding during issue 16; the device helper replaces it). */
+/* all_to_all, all_to_all_v and reduce_scatter_v on device tensors (cuda,
+ * sim). A tensor seen along dim d is [outer][size_d * inner]:
+ *
+ *   all_to_all(_v): split_pack along split_dim into device scratch (no
+ *     pack when outer is 1: the blocks are rank-major already), the
+ *     all-to-all of the blocks (tcomm_dev_exchange: direct or staged),
+ *     and gather_unpack along concat_dim from device scratch into out
+ *     (none when out's outer along concat_dim is 1). Equal all_to_all is
+ *     the uneven form with equal sizes.
+ *   reduce_scatter_v: split_pack along dim (none when outer is 1), then
+ *     the uneven reduce-scatter of the blocks, direct (MPI's op on device
+ *     pointers where it is exact, else all-to-all + rank-order fold on the
+ *     device) or staged (host ops or fold on pinned pieces); block r is
+ *     [outer][sizes[r] * inner], which is out's layout on rank r. */
+#include <stdlib.h>
+
 #include "device_path.h"
+#include "tcomm_log.h"
+
+/* TCOMM_DEBUG=TRACE: one word, device_direct or device_staged, then
+ * +pack, +unpack and +fold where they apply; INFO: once per (collective,
+ * path) and communicator, bits 24-29 of paths_logged. */
+static void log_path(const tcomm_dev_t *d, int coll, const char *name,
+                     int pack, int unpack, int fold, size_t bytes)
+{
+    static const char *const words[2][2][2][2] = {
+        {{{"device_staged", "device_staged+fold"},
+          {"device_staged+unpack", "device_staged+unpack+fold"}},
+         {{"device_staged+pack", "device_staged+pack+fold"},
+          {"device_staged+pack+unpack", "device_staged+pack+unpack+fold"}}},
+        {{{"device_direct", "device_direct+fold"},
+          {"device_direct+unpack", "device_direct+unpack+fold"}},
+         {{"device_direct+pack", "device_direct+pack+fold"},
+          {"device_direct+pack+unpack", "device_direct+pack+unpack+fold"}}}};
+    int direct = tcomm_dev_use_direct(d);
+    TCOMM_TRACE_PATH(words[direct][pack][unpack][fold]);
+    unsigned bit = 1u << (24 + 2 * coll + direct);
+    if (tcomm_log_level() >= TCOMM_LOG_INFO &&
+        !(d->st->paths_logged & bit)) {
+        d->st->paths_logged |= bit;
+        tcomm_log_print(TCOMM_LOG_INFO, d->st->rank,
+                        "%s on %s memory (%s, %zu bytes): %s path%s%s%s",
+                        name, d->sp->name, tcomm_dtype_name(d->dtype), bytes,
+                        direct ? "direct (device pointers to MPI)"
+                               : "staged (pinned host buffers)",
+                        pack ? ", pack kernel" : "",
+                        unpack ? ", unpack kernel" : "",
+                        fold ? ", all-to-all + rank-order fold" : "");
+    }
+}
+
+static tcomm_status_t scratch_free(const tcomm_dev_t *d, void *p,
+                                   tcomm_status_t rc)
+{
+    if (p) {
+        tcomm_status_t sy = d->sp->synchronize(d->ctx);
+        d->sp->free(d->ctx, p);
+        rc = rc != TCOMM_SUCCESS ? rc : sy;
+    }
+    return rc;
+}
+
+/* Sizes along a dim -> segments (size * inner), block counts (outer *
+ * segment) and their prefix offsets. */
+static void blocks(int n, const size_t *sizes, size_t outer, size_t inner,
+                   size_t *seg, size_t *count, size_t *off)
+{
+    size_t at = 0;
+    for (int r = 0; r < n; r++) {
+        seg[r] = sizes[r] * inner;
+        count[r] = outer * seg[r];
+        off[r] = at;
+        at += count[r];
+    }
+}
+
+/* The uneven all_to_all (both modes; equal chunks as a special case):
+ * block j of send_sizes[j] along split_dim to rank j; the block from rank
+ * r has recv_sizes[r] along concat_dim in out's shape otherwise. */
+static tcomm_status_t a2a(tcomm_mpi_state_t *st, const tcomm_tensor_t *in,
+                          int split_dim, const size_t *send_sizes,
+                          int concat_dim, const size_t *recv_sizes,
+                          tcomm_tensor_t *out, int coll, const char *name)
+{
+    tcomm_dev_t d;
+    int n = st->size;
+    size_t so, si, ro, ri;
+    tcomm_dim_split(in, split_dim, &so, &si);
+    tcomm_dim_split(out, concat_dim, &ro, &ri);
+    int pack = so > 1 && in->numel > 0, unpack = ro > 1 && out->numel > 0;
+    void *sbuf = NULL, *rbuf = NULL;
+    tcomm_status_t rc = TCOMM_SUCCESS;
+
+    tcomm_dev_init(&d, st, in);
+    log_path(&d, coll, name, pack, unpack, 0, in->nbytes);
+    size_t *a = tcomm_dev_counts(&d, 6);
+    if (!a)
+        return TCOMM_ERR_NO_MEMORY;
+    size_t *sseg = a, *scount = a + n, *soff = a + 2 * n;
+    size_t *rseg = a + 3 * n, *rcount = a + 4 * n, *roff = a + 5 * n;
+    blocks(n, send_sizes, so, si, sseg, scount, soff);
+    blocks(n, recv_sizes, ro, ri, rseg, rcount, roff);
+    const void *send = in->data;
+    void *recv = out->data;
+    if (pack) {
+        rc = tcomm_dev_scratch(&d, in->nbytes, &sbuf);
+        if (rc == TCOMM_SUCCESS)
+            rc = d.sp->split_pack(d.ctx, in->data, sbuf, d.el, so, n, sseg);
+        send = sbuf;
+    }
+    if (unpack && rc == TCOMM_SUCCESS) {
+        rc = tcomm_dev_scratch(&d, out->nbytes, &rbuf);
+        recv = rbuf;
+    }
+    if (rc == TCOMM_SUCCESS)
+        rc = tcomm_dev_exchange(&d, send, scount, soff, recv, rcount, roff);
+    if (rc == TCOMM_SUCCESS && unpack)
+        rc = d.sp->gather_unpack(d.ctx, rbuf, out->data, d.el, ro, n, rseg);
+    if (rc == TCOMM_SUCCESS)
+        rc = d.sp->synchronize(d.ctx);
+    rc = scratch_free(&d, sbuf, rc);
+    rc = scratch_free(&d, rbuf, rc);
+    free(a);
+    return rc;
+}
 
 tcomm_status_t tcomm_device_all_to_all(tcomm_mpi_state_t *st,
                                        const tcomm_tensor_t *in,
                                        int split_dim, int concat_dim,
                                        tcomm_tensor_t *out)
 {
-    return tcomm_error(TCOMM_ERR_UNSUPPORTED, "tcomm: all_to_all: TODO");
+    int n = st->size;
+    size_t c = in->shape[split_dim] / (size_t)n;
+    size_t *ss = malloc(2 * (size_t)n * sizeof *ss);
+    if (!ss)
+        return tcomm_error(TCOMM_ERR_NO_MEMORY,
+                           "tcomm: out of host memory for %d ranks' sizes",
+                           n);
+    size_t *rs = ss + n;
+    for (int r = 0; r < n; r++) {
+        ss[r] = c;
+        rs[r] = split_dim == concat_dim ? c : in->shape[concat_dim];
+    }
+    tcomm_status_t rc = a2a(st, in, split_dim, ss, concat_dim, rs, out, 0,
+                            "all_to_all");
+    free(ss);
+    return rc;
 }
 
 tcomm_status_t tcomm_device_all_to_all_v(tcomm_mpi_state_t *st,
@@ -18,7 +156,8 @@ tcomm_status_t tcomm_device_all_to_all_v(tcomm_mpi_state_t *st,
                                          const size_t *recv_sizes,
                                          tcomm_tensor_t *out)
 {
-    return tcomm_error(TCOMM_ERR_UNSUPPORTED, "tcomm: all_to_all_v: TODO");
+    return a2a(st, in, split_dim, send_sizes, concat_dim, recv_sizes, out, 1,
+               "all_to_all_v");
 }
 
 tcomm_status_t tcomm_device_reduce_scatter_v(tcomm_mpi_state_t *st,
@@ -27,5 +166,41 @@ tcomm_status_t tcomm_device_reduce_scatter_v(tcomm_mpi_state_t *st,
                                              const size_t *sizes,
                                              tcomm_tensor_t *out)
 {
-    return tcomm_error(TCOMM_ERR_UNSUPPORTED, "tcomm: reduce_scatter_v: TODO");
+    tcomm_dev_t d;
+    MPI_Op mop;
+    int n = st->size;
+    size_t outer, inner;
+    tcomm_dim_split(in, dim, &outer, &inner);
+    int pack = outer > 1 && in->numel > 0;
+    void *scratch = NULL;
+    tcomm_status_t rc = TCOMM_SUCCESS;
+
+    tcomm_dev_init(&d, st, in);
+    /* the fold: direct where MPI's op is not exact, staged where
+     * deterministic (else the host's MPI user ops) */
+    int fold = tcomm_dev_use_direct(&d) ? !tcomm_dev_mpi_builtin(&d, op, &mop)
+                                        : d.det;
+    log_path(&d, 2, "reduce_scatter_v", pack, 0, fold, in->nbytes);
+    size_t *a = tcomm_dev_counts(&d, 3);
+    if (!a)
+        return TCOMM_ERR_NO_MEMORY;
+    size_t *seg = a, *count = a + n, *off = a + 2 * n;
+    blocks(n, sizes, outer, inner, seg, count, off);
+    const void *src = in->data;
+    if (pack) {
+        rc = tcomm_dev_scratch(&d, in->nbytes, &scratch);
+        if (rc == TCOMM_SUCCESS)
+            rc = d.sp->split_pack(d.ctx, in->data, scratch, d.el, outer, n,
+                                  seg);
+        src = scratch;
+    }
+    if (rc == TCOMM_SUCCESS)
+        rc = tcomm_dev_use_direct(&d)
+                 ? tcomm_direct_reduce_scatter_v(&d, src, out->data, count,
+                                                 off, op)
+                 : tcomm_staged_reduce_scatter_v(&d, src, out->data, count,
+                                                 off, op);
+    rc = scratch_free(&d, scratch, rc);
+    free(a);
+    return rc;
 }

@@ -55,7 +55,7 @@ int tcomm_dev_mpi_builtin(const tcomm_dev_t *d, tcomm_op_t op,
     }
 }
 
-static int use_direct(const tcomm_dev_t *d)
+int tcomm_dev_use_direct(const tcomm_dev_t *d)
 {
     return d->st->cuda_aware && d->sp->mpi_direct;
 }
@@ -70,7 +70,7 @@ static void log_path(const tcomm_dev_t *d, int coll, const char *name,
     static const char *const why[] = {
         "staged path (device -> pinned host -> MPI, in chunks)",
         "direct path (device pointers to MPI)" };
-    int direct = use_direct(d);
+    int direct = tcomm_dev_use_direct(d);
     unsigned bit = 1u << (16 + 2 * coll + direct);
     if (tcomm_log_level() >= TCOMM_LOG_TRACE) {
         static const char *const words[2][4] = {
@@ -104,7 +104,7 @@ tcomm_status_t tcomm_device_all_reduce(tcomm_mpi_state_t *st,
     log_path(&d, 0, "all_reduce",
              tcomm_dev_mpi_builtin(&d, op, &mop)
                  ? "" : " (all-to-all + rank-order fold)", in->nbytes);
-    if (use_direct(&d))
+    if (tcomm_dev_use_direct(&d))
         return tcomm_direct_all_reduce(&d, in->data, out->data, in->numel,
                                        op);
     return tcomm_staged_all_reduce(&d, in->data, out->data, in->numel, op);
@@ -117,7 +117,7 @@ tcomm_status_t tcomm_device_broadcast(tcomm_mpi_state_t *st,
     tcomm_dev_t d;
     tcomm_dev_init(&d, st, in);
     log_path(&d, 3, "broadcast", "", in->nbytes);
-    if (use_direct(&d))
+    if (tcomm_dev_use_direct(&d))
         return tcomm_direct_broadcast(&d, in->data, out->data, in->numel,
                                       root);
     return tcomm_staged_broadcast(&d, in->data, out->data, in->numel, root);
@@ -156,7 +156,7 @@ tcomm_status_t tcomm_device_all_gather(tcomm_mpi_state_t *st,
             goto done;
         dst = scratch;
     }
-    rc = use_direct(&d)
+    rc = tcomm_dev_use_direct(&d)
              ? tcomm_direct_all_gather(&d, in->data, dst, count, off)
              : tcomm_staged_all_gather(&d, in->data, dst, count, off);
     if (rc == TCOMM_SUCCESS && outer > 1)
@@ -204,7 +204,7 @@ tcomm_status_t tcomm_device_reduce_scatter(tcomm_mpi_state_t *st,
         src = scratch;
     }
     if (rc == TCOMM_SUCCESS)
-        rc = use_direct(&d)
+        rc = tcomm_dev_use_direct(&d)
                  ? tcomm_direct_reduce_scatter(&d, src, out->data,
                                                outer * chunk, op)
                  : tcomm_staged_reduce_scatter(&d, src, out->data,

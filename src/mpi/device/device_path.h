@@ -9,7 +9,11 @@
  *                         reductions MPI cannot do (device or host side)
  *   device_path_staged.c  the double-buffered pinned pipeline, and the
  *                         staged all_reduce and broadcast
- *   device_path_staged_ops.c  staged all_gather and reduce_scatter */
+ *   device_path_staged_ops.c  staged all_gather and reduce_scatter
+ *                         (equal and uneven blocks)
+ *   device_path_exchange.c    the all-to-all of blocks, direct or staged
+ *   device_all_to_all.c   entry points of all_to_all, all_to_all_v and
+ *                         reduce_scatter_v */
 #ifndef TCOMM_DEVICE_PATH_H
 #define TCOMM_DEVICE_PATH_H
 
@@ -74,6 +78,16 @@ tcomm_status_t tcomm_fold_reduce_scatter(const tcomm_dev_t *d,
                                          void *dst, size_t count,
                                          void *scratch);
 
+/* The same with uneven blocks: block j of count[j] elements at src +
+ * off[j]; rank r gets the fold of block r of every rank in dst.
+ * scratch: size * count[rank] elements. */
+tcomm_status_t tcomm_fold_reduce_scatter_v(const tcomm_dev_t *d,
+                                           const tcomm_folder_t *f,
+                                           tcomm_op_t op, const void *src,
+                                           const size_t *count,
+                                           const size_t *off, void *dst,
+                                           void *scratch);
+
 /* Direct path (device pointers to MPI). */
 tcomm_status_t tcomm_direct_all_reduce(const tcomm_dev_t *d,
                                        const void *in, void *out, size_t n,
@@ -87,6 +101,13 @@ tcomm_status_t tcomm_direct_reduce_scatter(const tcomm_dev_t *d,
                                            size_t count, tcomm_op_t op);
 tcomm_status_t tcomm_direct_broadcast(const tcomm_dev_t *d, const void *in,
                                       void *out, size_t n, int root);
+/* Uneven blocks (reduce_scatter_v): block j of count[j] elements at in +
+ * off[j] (back to back); rank r gets block r reduced. */
+tcomm_status_t tcomm_direct_reduce_scatter_v(const tcomm_dev_t *d,
+                                             const void *in, void *out,
+                                             const size_t *count,
+                                             const size_t *off,
+                                             tcomm_op_t op);
 
 /* Staged path (device <-> pinned host <-> MPI). Same arguments; in and
  * out are device pointers. */
@@ -102,6 +123,24 @@ tcomm_status_t tcomm_staged_reduce_scatter(const tcomm_dev_t *d,
                                            size_t count, tcomm_op_t op);
 tcomm_status_t tcomm_staged_broadcast(const tcomm_dev_t *d, const void *in,
                                       void *out, size_t n, int root);
+tcomm_status_t tcomm_staged_reduce_scatter_v(const tcomm_dev_t *d,
+                                             const void *in, void *out,
+                                             const size_t *count,
+                                             const size_t *off,
+                                             tcomm_op_t op);
+
+/* The all-to-all of device blocks (tcomm_dev_alltoallv's arguments, on
+ * device pointers): direct (MPI on the device pointers, once the stream
+ * is synchronized) or staged (pinned pieces of every block per step:
+ * device_path_exchange.c). Queued work on send is honoured; on return
+ * the stream is synchronized. */
+tcomm_status_t tcomm_dev_exchange(const tcomm_dev_t *d, const void *send,
+                                  const size_t *scount, const size_t *soff,
+                                  void *recv, const size_t *rcount,
+                                  const size_t *roff);
+
+/* 1: the direct path (MPI is CUDA-aware and the space allows it). */
+int tcomm_dev_use_direct(const tcomm_dev_t *d);
 
 /* The staged pipeline: steps k = 0 .. steps-1 over two slots of pinned
  * buffers. stage_in(k, s) queues device -> host copies into slot s,

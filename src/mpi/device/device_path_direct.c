@@ -81,6 +81,37 @@ done:
     return rc;
 }
 
+tcomm_status_t tcomm_direct_reduce_scatter_v(const tcomm_dev_t *d,
+                                             const void *in, void *out,
+                                             const size_t *count,
+                                             const size_t *off,
+                                             tcomm_op_t op)
+{
+    MPI_Op mop;
+    void *scratch = NULL;
+    tcomm_status_t rc = TCOMM_SUCCESS;
+
+    TCOMM_TRY(d->sp->synchronize(d->ctx));
+    if (tcomm_dev_mpi_builtin(d, op, &mop)) {
+        TCOMM_MPI_CHECK_GOTO(tcomm_mpi_reduce_scatter_counts(
+                                 in, out, count, d->dtype, mop, d->st->comm),
+                             rc, done);
+        return TCOMM_SUCCESS;
+    }
+    size_t p = (size_t)d->st->size;
+    TCOMM_TRY(tcomm_dev_scratch(d, p * count[d->st->rank] * d->el,
+                                &scratch));
+    tcomm_folder_t f = { d };
+    rc = tcomm_fold_reduce_scatter_v(d, &f, op, in, count, off, out,
+                                     scratch);
+done:
+    if (scratch) {
+        d->sp->synchronize(d->ctx);
+        d->sp->free(d->ctx, scratch);
+    }
+    return rc;
+}
+
 tcomm_status_t tcomm_direct_broadcast(const tcomm_dev_t *d, const void *in,
                                       void *out, size_t n, int root)
 {

@@ -131,6 +131,30 @@ tcomm_status_t tcomm_fold_all_reduce(const tcomm_dev_t *d,
     return rc;
 }
 
+tcomm_status_t tcomm_fold_reduce_scatter_v(const tcomm_dev_t *d,
+                                           const tcomm_folder_t *f,
+                                           tcomm_op_t op, const void *src,
+                                           const size_t *count,
+                                           const size_t *off, void *dst,
+                                           void *scratch)
+{
+    size_t p = (size_t)d->st->size, mine = count[d->st->rank];
+    tcomm_status_t rc;
+    size_t *a = tcomm_dev_counts(d, 2);
+    if (!a)
+        return TCOMM_ERR_NO_MEMORY;
+    size_t *rcount = a, *roff = a + p;
+    for (size_t j = 0; j < p; j++) {
+        rcount[j] = mine;
+        roff[j] = j * mine;
+    }
+    rc = tcomm_dev_alltoallv(d, src, count, off, scratch, rcount, roff);
+    if (rc == TCOMM_SUCCESS)
+        rc = fold_blocks(d, f, op, scratch, dst, mine);
+    free(a);
+    return rc;
+}
+
 tcomm_status_t tcomm_fold_reduce_scatter(const tcomm_dev_t *d,
                                          const tcomm_folder_t *f,
                                          tcomm_op_t op, const void *src,
@@ -140,18 +164,15 @@ tcomm_status_t tcomm_fold_reduce_scatter(const tcomm_dev_t *d,
 {
     size_t p = (size_t)d->st->size;
     tcomm_status_t rc;
-    size_t *a = tcomm_dev_counts(d, 3);
+    size_t *a = tcomm_dev_counts(d, 2);
     if (!a)
         return TCOMM_ERR_NO_MEMORY;
-    size_t *c = a, *soff = a + p, *roff = a + 2 * p;
+    size_t *c = a, *soff = a + p;
     for (size_t j = 0; j < p; j++) {
         c[j] = count;
         soff[j] = j * stride + off;
-        roff[j] = j * count;
     }
-    rc = tcomm_dev_alltoallv(d, src, c, soff, scratch, c, roff);
-    if (rc == TCOMM_SUCCESS)
-        rc = fold_blocks(d, f, op, scratch, dst, count);
+    rc = tcomm_fold_reduce_scatter_v(d, f, op, src, c, soff, dst, scratch);
     free(a);
     return rc;
 }

@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Candidate (e) of an equal all_to_all with strided blocks, on one node:
+ * every rank reads its block from each peer's input straight into place
+ * with Linux cross-memory attach (process_vm_readv, scatter lists on
+ * both sides: the block's rows in the peer's input, its rows in out).
+ *
+ * Why: MPI moves a strided block either through a derived datatype or a
+ * temporary (two copies of every byte: vader's copy-in/copy-out) or as
+ * one message per row (a few us each); MPI_Alltoall of contiguous blocks
+ * is one copy, because vader reads the peer's buffer with
+ * process_vm_readv itself. This is that single copy with the strides
+ * folded into the scatter lists (numbers at the dispatch,
+ * alltoall_strided.c).
+ *
+ * Protocol, as the all_gather pull (allgather_pull.c): MPI_Allgather of
+ * (in, out, pid, PID namespace); the copies; MPI_Allreduce(MIN) of a
+ * success flag, which also keeps every input unchanged and every output
+ * unread until all copies are done. If a rank could not read, every rank learns it, the
+ * communicator's pull is off for good, and the caller redoes the call
+ * through MPI (out is rewritten whole). Equal calls only: a peer's
+ * layout is then ours. */
+#define _GNU_SOURCE /* process_vm_readv, IOV_MAX */
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "tcomm_mpi_alltoall.h"
+#include "tcomm_pull.h"
+#include "tcomm_test_hooks.h"
+
+#define IOVS (IOV_MAX < 1024 ? IOV_MAX : 1024)
+
+typedef struct { uint64_t in, out, pid, ns; } peer_t;
+
+/* A block of rows rows of rb bytes, stride bytes apart from base, and a
+ * position in it. */
+typedef struct {
+    uint64_t base;
+    size_t rows, rb, stride, row, off;
+} walk_t;
+
+/* Append len bytes at w's position to iov (merging with the last entry
+ * where contiguous); advance w. */
+static void take(walk_t *w, size_t len, struct iovec *iov, unsigned long *n)
+{
+    uint64_t a = w->base + w->row * w->stride + w->off;
+    if (*n && (uint64_t)(uintptr_t)iov[*n - 1].iov_base +
+                      iov[*n - 1].iov_len == a)
+        iov[*n - 1].iov_len += len;
+    else {
+        iov[*n].iov_base = (void *)(uintptr_t)a;
+        iov[*n].iov_len = len;
+        (*n)++;
+    }
+    if ((w->off += len) == w->rb) {
+        w->off = 0;
+        w->row++;
+    }
+}
+
+/* Copy the remote block rem (in pid) onto the local block loc (read),
+ * or loc onto rem (write): the same bytes in the same order. 1: done. */
+static int move_block(pid_t pid, walk_t *rem, walk_t *loc, int push)
+{
+    struct iovec liov[IOVS], riov[IOVS];
+
+    while (rem->row < rem->rows && loc->row < loc->rows) {
+        unsigned long nl = 0, nr = 0;
+        size_t bytes = 0;
+        while (nl < IOVS - 1 && nr < IOVS - 1 && rem->row < rem->rows &&
+               loc->row < loc->rows) {
+            size_t a = rem->rb - rem->off, b = loc->rb - loc->off;
+            size_t len = a < b ? a : b;
+            take(rem, len, riov, &nr);
+            take(loc, len, liov, &nl);
+            bytes += len;
+        }
+        if ((push ? process_vm_writev(pid, liov, nl, riov, nr, 0)
+                   : process_vm_readv(pid, liov, nl, riov, nr, 0)) !=
+            (ssize_t)bytes)
+            return 0;
+    }
+    return 1;
+}
+
+/* Our own block: the same walk, with memcpy. */
+static void copy_block(walk_t *src, walk_t *dst)
+{
+    while (src->row < src->rows && dst->row < dst->rows) {
+        size_t a = src->rb - src->off, b = dst->rb - dst->off;
+        size_t len = a < b ? a : b;
+        memcpy((char *)(uintptr_t)(dst->base + dst->row * dst->stride +
+                                   dst->off),
+               (const char *)(uintptr_t)(src->base + src->row * src->stride +
+                                         src->off),
+               len);
+        src->off += len;
+        dst->off += len;
+        if (src->off == src->rb) {
+            src->off = 0;
+            src->row++;
+        }
+        if (dst->off == dst->rb) {
+            dst->off = 0;
+            dst->row++;
+        }
+    }
+}
+
+/* The block for rank `to` in a rank's input at base; from `from` in out. */
+static walk_t send_walk(const tcomm_a2a_plan_t *p, uint64_t base, int to)
+{
+    walk_t w = {base + p->soff[to] * p->es, p->souter, p->sw[to] * p->es,
+                p->stotal * p->es, 0, 0};
+    return w;
+}
+
+static walk_t recv_walk(const tcomm_a2a_plan_t *p, uint64_t out, int from)
+{
+    walk_t w = {out + p->roff[from] * p->es, p->router,
+                p->rw[from] * p->es, p->rtotal * p->es, 0, 0};
+    return w;
+}
+
+static int pull(const tcomm_a2a_plan_t *p, const void *in, void *out,
+                MPI_Comm comm, int state, peer_t *peers, int *done)
+{
+    peer_t me = {(uint64_t)(uintptr_t)in, (uint64_t)(uintptr_t)out,
+                 (uint64_t)getpid(), tcomm_pid_namespace()};
+    int rc, all = 0, ok = 1, fail = tcomm_test_hook(TCOMM_HOOK_PULL_FAIL) != 0;
+    /* The side with fewer rows is the remote one: the kernel pins the
+     * remote pages one iovec at a time (~0.3 us each: 64 strided remote
+     * rows cost 20 us), while local iovecs are plain copies. So read
+     * where the sender's block has fewer rows (split 0), else write
+     * into the peer's out (concat 0). Every rank has the same layout,
+     * hence the same choice. */
+    int push = p->souter > p->router;
+
+    rc = MPI_Allgather(&me, 4, MPI_UINT64_T, peers, 4, MPI_UINT64_T, comm);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (p->sw[p->rank] && p->souter) {
+        walk_t s = send_walk(p, me.in, p->rank);
+        walk_t d = recv_walk(p, me.out, p->rank);
+        copy_block(&s, &d);
+    }
+    /* start with the next rank, so that not everyone reads rank 0 first */
+    for (int k = 1; k < p->nranks && ok && p->sw[p->rank] && p->souter;
+         k++) {
+        int r = (p->rank + k) % p->nranks;
+        walk_t rem, loc;
+        if (push) {
+            rem = recv_walk(p, peers[r].out, p->rank);
+            loc = send_walk(p, me.in, r);
+        } else {
+            rem = send_walk(p, peers[r].in, p->rank);
+            loc = recv_walk(p, me.out, r);
+        }
+        ok = !fail && peers[r].ns == me.ns &&
+             move_block((pid_t)peers[r].pid, &rem, &loc, push);
+    }
+    rc = MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (state == PULL_TRY || !all)
+        rc = tcomm_mpi_pull_mark(comm, all);
+    *done = all;
+    return rc;
+}
+
+int tcomm_a2a_pull(const tcomm_a2a_plan_t *p, const void *in, void *out,
+                   MPI_Comm comm, int *done)
+{
+    peer_t stack[TCOMM_STACK_RANKS], *peers = stack;
+    int rc, state;
+
+    *done = 0;
+    if ((rc = tcomm_mpi_pull_node_state(comm, &state)) != MPI_SUCCESS ||
+        state == PULL_OFF)
+        return rc;
+    /* as in the all_gather pull: on the heap, a failure is an error */
+    if (p->nranks > TCOMM_STACK_RANKS &&
+        !(peers = malloc((size_t)p->nranks * sizeof *peers)))
+        return MPI_ERR_NO_MEM;
+    rc = pull(p, in, out, comm, state, peers, done);
+    if (peers != stack)
+        free(peers);
+    return rc;
+}

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Internal: the MPI backend's all_to_all on host buffers, as blocks of
+ * rows, and the candidate exchanges that bench/alltoall_candidates.c
+ * times (src/mpi/all_to_all*.c).
+ *
+ * A call's layout: in is viewed as [souter][stotal] elements, the block
+ * for rank j being its columns [soff[j], soff[j] + sw[j]); out is viewed
+ * as [router][rtotal], the block from rank r landing at its columns
+ * [roff[r], roff[r] + rw[r]). This rank's block for j holds as many
+ * elements (souter * sw[j]) as rank j's block from us (its router *
+ * rw[us]), in the same row-major order. Every function is collective
+ * and returns an MPI error code. */
+#ifndef TCOMM_MPI_ALLTOALL_H
+#define TCOMM_MPI_ALLTOALL_H
+
+#include <mpi.h>
+#include <stddef.h>
+
+#include "tcomm_internal.h"
+
+typedef struct {
+    int nranks, rank;
+    tcomm_dtype_t dtype;
+    size_t es;
+    int equal;   /* same block sizes everywhere (MPI_Alltoall applies) */
+    int fits;    /* counts fit the count limit on every rank */
+    size_t souter, stotal, router, rtotal;
+    size_t *sw, *soff, *rw, *roff; /* nranks each, in elements */
+    size_t stack[4 * TCOMM_STACK_RANKS];
+} tcomm_a2a_plan_t;
+
+/* The arrays for nranks (on the heap above TCOMM_STACK_RANKS). */
+int tcomm_a2a_plan_alloc(tcomm_a2a_plan_t *p, tcomm_dtype_t dtype,
+                         MPI_Comm comm);
+void tcomm_a2a_plan_free(tcomm_a2a_plan_t *p);
+/* sw/soff from sizes along the split dim (seg[j] = sizes[j] * inner),
+ * rw/roff likewise; NULL sizes: each entry `each`. */
+void tcomm_a2a_plan_cols(size_t *w, size_t *off, int n, const size_t *sizes,
+                         size_t each, size_t inner);
+
+/* Contiguous blocks on both sides: one MPI_Alltoall (equal) or
+ * MPI_Alltoallv; if fits is 0, counts or displacements exceed
+ * tcomm_mpi_count_limit() on some rank and the blocks go as pieces
+ * between pairs (*path says which). fits must be the same on every
+ * rank. Counts and displacements in elements. */
+int tcomm_a2a_flat(const void *sbuf, const size_t *scnt, const size_t *sdsp,
+                   void *rbuf, const size_t *rcnt, const size_t *rdsp,
+                   int equal, int fits, tcomm_dtype_t dtype, MPI_Comm comm,
+                   const char **path);
+
+/* The candidates for strided blocks (any souter, router). Every rank
+ * must call the same one. */
+/* (a) split_pack into a temporary where souter > 1, the flat exchange,
+ * gather_unpack where router > 1. any_tmp: does some rank need a
+ * temporary (then they agree that all have one before data moves). */
+int tcomm_a2a_pack(const tcomm_a2a_plan_t *p, const void *in, void *out,
+                   int any_tmp, MPI_Comm comm, const char **path);
+/* (b) MPI_Alltoallw with a vector datatype per peer on each side. */
+int tcomm_a2a_alltoallw(const tcomm_a2a_plan_t *p, const void *in,
+                        void *out, MPI_Comm comm);
+/* (c) one Isend/Irecv per peer, through the same vector datatypes. */
+int tcomm_a2a_vector(const tcomm_a2a_plan_t *p, const void *in, void *out,
+                     MPI_Comm comm);
+/* (d) one message per contiguous run common to both sides (equal
+ * layouts only), landing in place. */
+int tcomm_a2a_rows(const tcomm_a2a_plan_t *p, const void *in, void *out,
+                   MPI_Comm comm);
+/* (e) on one node: each rank reads its blocks from the peers' inputs
+ * into place (process_vm_readv; src/mpi/alltoall_pull.c). *done = 0 when
+ * it did not apply (off, not one node, a rank could not read): then out
+ * must be written by another path. The same *done on every rank. */
+int tcomm_a2a_pull(const tcomm_a2a_plan_t *p, const void *in, void *out,
+                   MPI_Comm comm, int *done);
+/* Do the counts and strides fit the int arguments of (b), (c), (d), and
+ * their per-rank arrays the stack (at most TCOMM_STACK_RANKS ranks)?
+ * The same answer on every rank of an equal call. */
+int tcomm_a2a_fits_int(const tcomm_a2a_plan_t *p);
+/* The dispatch among them for an equal call (strided somewhere). */
+int tcomm_a2a_strided(const tcomm_a2a_plan_t *p, const void *in, void *out,
+                      MPI_Comm comm, const char **path);
+
+#endif /* TCOMM_MPI_ALLTOALL_H */
