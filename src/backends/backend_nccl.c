@@ -382,5 +382,7 @@ tcomm_status_t tcomm_comm_create_nccl(MPI_Comm mpi_comm, tcomm_comm_t **comm)
         return tcomm_error_restore(&why);
     }
     s->owner = *comm;
+    /* the agreement goes through MPI; the space ops set the device */
+    (*comm)->progress_thread_ok = tcomm_mpi_thread_multiple();
     return TCOMM_SUCCESS;
 }

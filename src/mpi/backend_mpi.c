@@ -61,6 +61,7 @@ static tcomm_status_t mpi_barrier(void *state)
 static void mpi_destroy(void *state)
 {
     tcomm_mpi_state_t *st = state;
+    tcomm_mpi_finalize_hook_remove(st);
     /* After a failure a peer may never free its side: freeing ours could
      * hang, so the communicator is left to MPI_Finalize. */
     int failed = st->owner && st->owner->failed, finalized = 0;
@@ -257,5 +258,6 @@ tcomm_status_t tcomm_comm_create_mpi(MPI_Comm mpi_comm, tcomm_comm_t **comm)
     st->owner = *comm;
     tcomm_timeout_set_owner(st->timeout, *comm);
     (*comm)->progress_thread_ok = tcomm_mpi_thread_multiple();
+    tcomm_mpi_finalize_hook_add(st);
     return TCOMM_SUCCESS;
 }

@@ -11,7 +11,8 @@ libtcomm_internal_la_SOURCES += \
 	src/mpi/all_to_all.c src/mpi/alltoall_flat.c \
 	src/mpi/alltoall_strided.c src/mpi/alltoall_pull.c \
 	src/mpi/reduce_scatter_v.c \
-	src/mpi/timeout.c src/mpi/cuda_aware_probe.c
+	src/mpi/timeout.c src/mpi/cuda_aware_probe.c \
+	src/mpi/finalize_hook.c
 
 # reduce_scatter_v's pipeline along any dim (issue 16).
 libtcomm_internal_la_SOURCES += src/mpi/reduce_scatter_v_pipe.c

@@ -20,7 +20,13 @@ typedef struct tcomm_mpi_state {
     struct tcomm_timeout *timeout; /* TCOMM_TIMEOUT > 0: src/mpi/timeout.c */
     struct tcomm_shm_min *shm_min; /* one node, no timeout: shm_min.c */
     uint64_t bcast_seq; /* calls of tcomm_shm_bcast so far */
+    struct tcomm_mpi_state *next_live; /* src/mpi/finalize_hook.c */
 } tcomm_mpi_state_t;
+
+/* The live MPI communicators, whose requests in flight MPI_Finalize
+ * completes first (src/mpi/finalize_hook.c). */
+void tcomm_mpi_finalize_hook_add(tcomm_mpi_state_t *st);
+void tcomm_mpi_finalize_hook_remove(tcomm_mpi_state_t *st);
 
 extern const tcomm_backend_ops_t tcomm_backend_mpi;
 
