@@ -1,0 +1,447 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The nonblocking collectives under mpirun (1-4 ranks), against the
+ * independent reference: several requests outstanding on one
+ * communicator, waited forward, in reverse, in a permutation and with
+ * tcomm_wait_all; blocking calls between the starts and the waits;
+ * tcomm_test loops; in place; every dtype and op; two communicators at
+ * once; progress while a rank computes without calls into tcomm; sim
+ * (device) tensors; TCOMM_PROGRESS=caller. Built twice: with
+ * MPI_THREAD_MULTIPLE (progress thread) and, as mpi_nonblocking_single
+ * (-DNB_MPI_SINGLE), under plain MPI_Init, where every start must
+ * complete its collective itself (the caller-mode fallback).
+ * Failures are counted, not asserted on the spot, so that no rank
+ * leaves its peers waiting; each case ends by agreeing on the count. */
+#include <check.h>
+#include <mpi.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "nonblocking_ref.h"
+#include "tcomm_config.h"
+#include "tcomm_mpi.h"
+#include "tcomm_progress.h" /* tcomm_progress_done */
+#include "tcomm_sim.h"
+
+#define CASE_SECONDS 90 /* a case that takes longer hangs: fail it */
+#define NB_TAG 4717     /* the progress case's MPI message */
+
+static int rank, nranks;
+static int caller_mode; /* every start completes its collective */
+static tcomm_comm_t *comm;
+static tcomm_graph_t *graph;
+
+static void case_arm(void) { alarm(CASE_SECONDS); }
+static void case_disarm(void) { alarm(0); }
+
+/* st must be success; a failure is counted with its sentence. */
+static void ok(tcomm_status_t st, const char *what)
+{
+    if (st == TCOMM_SUCCESS)
+        return;
+    fprintf(stderr, "rank %d: %s: %d %s\n", rank, what, st,
+            tcomm_last_error());
+    nb_bad++;
+}
+
+/* Every rank's failures, summed: the case fails on every rank alike. */
+static void agree(const char *name)
+{
+    long all = 0, mine = nb_bad;
+    nb_bad = 0;
+    MPI_Allreduce(&mine, &all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    ck_assert_msg(all == 0, "%s: %ld failures over all ranks (see stderr)",
+                  name, all);
+}
+
+/* A request of caller mode is complete when its start returns (read
+ * without completing it: the handle stays the caller's). */
+static void expect_done_if_caller(tcomm_request_t *r, int caller)
+{
+    if (!caller || !r || tcomm_progress_done(r))
+        return;
+    fprintf(stderr, "rank %d: caller mode, but the start returned before "
+                    "its collective completed\n", rank);
+    nb_bad++;
+}
+
+/* The set of collectives kept outstanding together (7 requests). */
+#define NSET 7
+static void make_set(nb_spec_t set[NSET])
+{
+    size_t n = (size_t)nranks;
+    nb_spec_t s[NSET] = {
+        {NB_REDUCE, TCOMM_F32, TCOMM_SUM, 0, 64, 1000}, /* 256 KB */
+        {NB_GATHER, TCOMM_F32, -1, 0, 2, 3},
+        {NB_GATHER, TCOMM_I32, -1, 1, 2, 3},
+        {NB_SCATTER, TCOMM_F64, TCOMM_MAX, 0, 2 * n, 3},
+        {NB_SCATTER, TCOMM_F32, TCOMM_SUM, 1, 2, 3 * n},
+        {NB_BCAST, TCOMM_I64, -1, nranks - 1, 3, 5},
+        {NB_REDUCE, TCOMM_BF16, TCOMM_MIN, 0, 4, 4},
+    };
+    memcpy(set, s, sizeof s);
+}
+
+/* A blocking all_reduce and broadcast between starts: right values. */
+static void blocking_between(tcomm_comm_t *c)
+{
+    nb_spec_t s = {NB_REDUCE, TCOMM_I32, TCOMM_SUM, 0, 1, 7};
+    tcomm_tensor_t *in = nb_input(graph, &s, rank), *out = NULL;
+    ok(tcomm_all_reduce(c, in, TCOMM_SUM, &out), "blocking all_reduce");
+    nb_check(out, &s, rank, nranks, "blocking all_reduce");
+    tcomm_tensor_release(out);
+    tcomm_tensor_release(in);
+    nb_spec_t b = {NB_BCAST, TCOMM_F32, -1, 0, 2, 2};
+    in = nb_input(graph, &b, rank);
+    out = NULL;
+    ok(tcomm_broadcast(c, in, 0, &out), "blocking broadcast");
+    nb_check(out, &b, rank, nranks, "blocking broadcast");
+    tcomm_tensor_release(out);
+    tcomm_tensor_release(in);
+    ok(tcomm_barrier(c), "blocking barrier");
+}
+
+static const int forward[NSET + 1] = {0, 1, 2, 3, 4, 5, 6, 7};
+static const int reverse[NSET + 1] = {7, 6, 5, 4, 3, 2, 1, 0};
+static const int permuted[NSET + 1] = {3, 0, 7, 6, 2, 5, 1, 4};
+
+/* Starts the set (and a barrier, request NSET) on c, with blocking
+ * calls among the starts and before the waits; waits in order `order`,
+ * or with tcomm_wait_all (order NULL); checks every output. */
+static void run_set(tcomm_comm_t *c, const int *order, int caller)
+{
+    nb_spec_t set[NSET];
+    tcomm_tensor_t *in[NSET], *out[NSET];
+    tcomm_request_t *req[NSET + 2] = {0}; /* [NSET + 1] stays NULL */
+    make_set(set);
+    for (int i = 0; i < NSET; i++) {
+        in[i] = nb_input(graph, &set[i], rank);
+        out[i] = nb_output(graph, &set[i], nranks);
+        ok(nb_start(c, &set[i], in[i], out[i], &req[i]), "start");
+        expect_done_if_caller(req[i], caller);
+        if (i == 3)
+            blocking_between(c); /* behind the 4 in flight */
+    }
+    ok(tcomm_barrier_start(c, &req[NSET]), "tcomm_barrier_start");
+    blocking_between(c);
+    if (order) {
+        for (int k = 0; k <= NSET; k++) {
+            ok(tcomm_wait(&req[order[k]]), "tcomm_wait");
+            if (req[order[k]]) {
+                fprintf(stderr, "rank %d: tcomm_wait left *req set\n",
+                        rank);
+                nb_bad++;
+            }
+        }
+    } else {
+        ok(tcomm_wait_all(NSET + 2, req), "tcomm_wait_all");
+        for (int k = 0; k < NSET + 2; k++)
+            if (req[k]) {
+                fprintf(stderr, "rank %d: wait_all left reqs[%d]\n", rank,
+                        k);
+                nb_bad++;
+            }
+    }
+    for (int i = 0; i < NSET; i++) {
+        nb_check(out[i], &set[i], rank, nranks, "request of the set");
+        tcomm_tensor_release(out[i]);
+        tcomm_tensor_release(in[i]);
+    }
+}
+
+/* 0 forward, 1 reverse, 2 a permutation, 3 tcomm_wait_all. */
+START_TEST(wait_orders)
+{
+    static const int *orders[4] = {forward, reverse, permuted, NULL};
+    run_set(comm, orders[_i], caller_mode);
+    agree("wait_orders");
+}
+END_TEST
+
+/* tcomm_test until done: *req stays set while running, NULL once done. */
+START_TEST(test_until_done)
+{
+    nb_spec_t s[2] = {{NB_REDUCE, TCOMM_F64, TCOMM_PROD, 0, 16, 512},
+                      {NB_GATHER, TCOMM_U8, -1, 1, 3, 4}};
+    tcomm_tensor_t *in[2], *out[2];
+    tcomm_request_t *req[2];
+    for (int i = 0; i < 2; i++) {
+        in[i] = nb_input(graph, &s[i], rank);
+        out[i] = nb_output(graph, &s[i], nranks);
+        ok(nb_start(comm, &s[i], in[i], out[i], &req[i]), "start");
+    }
+    for (int i = 1; i >= 0; i--) { /* the later one first */
+        int done = 0;
+        while (!done) {
+            tcomm_request_t *before = req[i];
+            ok(tcomm_test(&req[i], &done), "tcomm_test");
+            if (done ? req[i] != NULL : req[i] != before) {
+                fprintf(stderr, "rank %d: tcomm_test done %d, *req %p\n",
+                        rank, done, (void *)req[i]);
+                nb_bad++;
+                break;
+            }
+            if (!done)
+                usleep(100);
+        }
+        nb_check(out[i], &s[i], rank, nranks, "tested request");
+    }
+    for (int i = 0; i < 2; i++) {
+        tcomm_tensor_release(out[i]);
+        tcomm_tensor_release(in[i]);
+    }
+    agree("test_until_done");
+}
+END_TEST
+
+/* out == in: all_reduce of every op and a broadcast from every root. */
+START_TEST(in_place)
+{
+    tcomm_tensor_t *t[TCOMM_OP_COUNT + 4] = {0};
+    nb_spec_t s[TCOMM_OP_COUNT + 4];
+    tcomm_request_t *req[TCOMM_OP_COUNT + 4] = {0};
+    int n = 0;
+    for (int op = 0; op < TCOMM_OP_COUNT; op++, n++) {
+        s[n] = (nb_spec_t){NB_REDUCE, TCOMM_F32, op, 0, 5, 7};
+        t[n] = nb_input(graph, &s[n], rank);
+        ok(nb_start(comm, &s[n], t[n], t[n], &req[n]), "in-place reduce");
+    }
+    for (int root = 0; root < nranks; root++, n++) {
+        s[n] = (nb_spec_t){NB_BCAST, TCOMM_I32, -1, root, 3, 3};
+        t[n] = nb_input(graph, &s[n], rank);
+        ok(nb_start(comm, &s[n], t[n], t[n], &req[n]), "in-place bcast");
+    }
+    ok(tcomm_wait_all(n, req), "tcomm_wait_all");
+    for (int i = 0; i < n; i++) {
+        nb_check(t[i], &s[i], rank, nranks, "in place");
+        tcomm_tensor_release(t[i]);
+    }
+    agree("in_place");
+}
+END_TEST
+
+/* Every dtype x op (all_reduce, reduce_scatter), every dtype (all_gather
+ * along 0 and 1, broadcast): all outstanding, waited in reverse. */
+START_TEST(every_dtype_and_op)
+{
+    enum { MAX = TCOMM_DTYPE_COUNT * (2 * TCOMM_OP_COUNT + 3) };
+    nb_spec_t *s = calloc(MAX, sizeof *s);
+    tcomm_tensor_t **in = calloc(MAX, sizeof *in);
+    tcomm_tensor_t **out = calloc(MAX, sizeof *out);
+    tcomm_request_t **req = calloc(MAX, sizeof *req);
+    size_t n3 = 3 * (size_t)nranks;
+    int n = 0;
+    for (int dt = 0; dt < TCOMM_DTYPE_COUNT; dt++) {
+        for (int op = 0; op < TCOMM_OP_COUNT; op++) {
+            if (op == TCOMM_AVG && !ref_is_float(dt))
+                continue;
+            s[n++] = (nb_spec_t){NB_REDUCE, dt, op, 0, 3, 11};
+            s[n++] = (nb_spec_t){NB_SCATTER, dt, op, op % 2,
+                                 op % 2 ? 2 : n3, op % 2 ? n3 : 2};
+        }
+        s[n++] = (nb_spec_t){NB_GATHER, dt, -1, 0, 2, 5};
+        s[n++] = (nb_spec_t){NB_GATHER, dt, -1, 1, 2, 5};
+        s[n++] = (nb_spec_t){NB_BCAST, dt, -1, dt % nranks, 4, 3};
+    }
+    for (int i = 0; i < n; i++) {
+        in[i] = nb_input(graph, &s[i], rank);
+        out[i] = nb_output(graph, &s[i], nranks);
+        ok(nb_start(comm, &s[i], in[i], out[i], &req[i]), "start");
+    }
+    for (int i = n - 1; i >= 0; i--)
+        ok(tcomm_wait(&req[i]), "tcomm_wait");
+    for (int i = 0; i < n; i++) {
+        nb_check(out[i], &s[i], rank, nranks, "dtype x op");
+        tcomm_tensor_release(out[i]);
+        tcomm_tensor_release(in[i]);
+    }
+    free(req);
+    free(out);
+    free(in);
+    free(s);
+    agree("every_dtype_and_op");
+}
+END_TEST
+
+/* Requests on two communicators at once. With progress threads the
+ * ranks may even start them in different orders across communicators
+ * (odd ranks start on the second first); where starts complete the
+ * collective (caller mode) that would deadlock, so all start alike. */
+START_TEST(two_communicators)
+{
+    tcomm_comm_t *c2 = NULL;
+    ck_assert_int_eq(tcomm_comm_create_mpi(MPI_COMM_WORLD, &c2),
+                     TCOMM_SUCCESS);
+    nb_spec_t s[4] = {{NB_REDUCE, TCOMM_F32, TCOMM_SUM, 0, 8, 100},
+                      {NB_GATHER, TCOMM_I64, -1, 0, 2, 3},
+                      {NB_BCAST, TCOMM_F16, -1, 0, 3, 3},
+                      {NB_SCATTER, TCOMM_I32, TCOMM_MIN, 1, 2,
+                       4 * (size_t)nranks}};
+    tcomm_comm_t *on[4] = {comm, c2, comm, c2};
+    tcomm_tensor_t *in[4], *out[4];
+    tcomm_request_t *req[4];
+    int cross = !caller_mode && rank % 2;
+    static const int plain[4] = {0, 1, 2, 3}, swapped[4] = {1, 0, 3, 2};
+    const int *order = cross ? swapped : plain;
+    for (int k = 0; k < 4; k++) {
+        int i = order[k];
+        in[i] = nb_input(graph, &s[i], rank);
+        out[i] = nb_output(graph, &s[i], nranks);
+        ok(nb_start(on[i], &s[i], in[i], out[i], &req[i]), "start");
+    }
+    /* the second communicator's first, then the first's in reverse */
+    ok(tcomm_wait(&req[1]), "wait c2");
+    ok(tcomm_wait(&req[3]), "wait c2");
+    ok(tcomm_wait(&req[2]), "wait comm");
+    ok(tcomm_wait(&req[0]), "wait comm");
+    for (int i = 0; i < 4; i++) {
+        nb_check(out[i], &s[i], rank, nranks, "two communicators");
+        tcomm_tensor_release(out[i]);
+        tcomm_tensor_release(in[i]);
+    }
+    ck_assert_int_eq(tcomm_comm_destroy(c2), TCOMM_SUCCESS);
+    agree("two_communicators");
+}
+END_TEST
+
+/* Rank 0 starts an all_reduce and computes 2 s without calls into
+ * tcomm; the others wait for theirs and, at once, send rank 0 an MPI
+ * message. Rank 0 must find rank 1's message as soon as it wakes (before
+ * its own wait): the others completed while it computed. A functional
+ * check with a wide margin, not a benchmark. */
+START_TEST(progress_without_calls)
+{
+    nb_spec_t s = {NB_REDUCE, TCOMM_F32, TCOMM_SUM, 0, 32, 256};
+    tcomm_tensor_t *in = nb_input(graph, &s, rank);
+    tcomm_tensor_t *out = nb_output(graph, &s, nranks);
+    tcomm_request_t *req = NULL;
+    MPI_Barrier(MPI_COMM_WORLD);
+    ok(tcomm_all_reduce_start(comm, in, TCOMM_SUM, out, &req), "start");
+    if (rank == 0) {
+        sleep(2); /* computing */
+        int found = 0;
+        double until = MPI_Wtime() + 0.5; /* MPI's own progress only */
+        while (!found && MPI_Wtime() < until)
+            MPI_Iprobe(1 % nranks, NB_TAG, MPI_COMM_WORLD, &found,
+                       MPI_STATUS_IGNORE);
+        if (nranks > 1 && !found) {
+            fprintf(stderr, "rank 0: rank 1 had not completed its "
+                            "all_reduce 2 s after rank 0 started\n");
+            nb_bad++;
+        }
+        ok(tcomm_wait(&req), "tcomm_wait");
+        for (int r = 1; r < nranks; r++) {
+            int who;
+            MPI_Recv(&who, 1, MPI_INT, r, NB_TAG, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE);
+        }
+    } else {
+        ok(tcomm_wait(&req), "tcomm_wait");
+        MPI_Send(&rank, 1, MPI_INT, 0, NB_TAG, MPI_COMM_WORLD);
+    }
+    nb_check(out, &s, rank, nranks, "progress without calls");
+    tcomm_tensor_release(out);
+    tcomm_tensor_release(in);
+    agree("progress_without_calls");
+}
+END_TEST
+
+/* all_reduce_start and all_gather_start on sim (device) tensors of a
+ * tagged sim graph: the staged path, on the progress thread. */
+START_TEST(sim_tensors)
+{
+    tcomm_graph_t *sim = NULL;
+    ck_assert_int_eq(tcomm_graph_create_sim_flags(0, TCOMM_SIM_TAGGED, &sim),
+                     TCOMM_SUCCESS);
+    nb_spec_t s[4] = {{NB_REDUCE, TCOMM_F32, TCOMM_SUM, 0, 16, 300},
+                      {NB_GATHER, TCOMM_BF16, -1, 0, 4, 5},
+                      {NB_REDUCE, TCOMM_I64, TCOMM_MAX, 0, 3, 3},
+                      {NB_GATHER, TCOMM_F64, -1, 1, 2, 7}};
+    tcomm_tensor_t *in[4], *out[4];
+    tcomm_request_t *req[4];
+    for (int i = 0; i < 4; i++) {
+        in[i] = nb_input(sim, &s[i], rank);
+        out[i] = nb_output(sim, &s[i], nranks);
+        ok(nb_start(comm, &s[i], in[i], out[i], &req[i]), "sim start");
+    }
+    ok(tcomm_wait(&req[2]), "tcomm_wait");
+    ok(tcomm_wait_all(4, req), "tcomm_wait_all");
+    for (int i = 0; i < 4; i++) {
+        nb_check(out[i], &s[i], rank, nranks, "sim tensors");
+        tcomm_tensor_release(out[i]);
+        tcomm_tensor_release(in[i]);
+    }
+    ck_assert_uint_eq(tcomm_sim_pending(sim), 0);
+    ck_assert_int_eq(tcomm_graph_destroy(sim), TCOMM_SUCCESS);
+    agree("sim_tensors");
+}
+END_TEST
+
+/* TCOMM_PROGRESS=caller: each start completes its collective; the same
+ * results, in every wait order. */
+START_TEST(progress_caller)
+{
+    setenv("TCOMM_PROGRESS", "caller", 1);
+    tcomm_config_reload();
+    tcomm_comm_t *c = NULL;
+    ck_assert_int_eq(tcomm_comm_create_mpi(MPI_COMM_WORLD, &c),
+                     TCOMM_SUCCESS);
+    run_set(c, forward, 1);
+    run_set(c, permuted, 1);
+    run_set(c, NULL, 1);
+    ck_assert_int_eq(tcomm_comm_destroy(c), TCOMM_SUCCESS);
+    unsetenv("TCOMM_PROGRESS");
+    tcomm_config_reload();
+    agree("progress_caller");
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+#ifdef NB_MPI_SINGLE
+    MPI_Init(&argc, &argv); /* below MPI_THREAD_MULTIPLE: caller mode */
+#else
+    int provided = MPI_THREAD_SINGLE;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    if (provided != MPI_THREAD_MULTIPLE) {
+        fprintf(stderr, "mpi_nonblocking: SKIP: the MPI lacks "
+                        "MPI_THREAD_MULTIPLE (%d)\n", provided);
+        MPI_Finalize();
+        return 77;
+    }
+#endif
+    int level = MPI_THREAD_SINGLE;
+    MPI_Query_thread(&level);
+    caller_mode = level != MPI_THREAD_MULTIPLE;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    tcomm_device_t host = {TCOMM_DEVICE_HOST, 0};
+    if (tcomm_comm_create_mpi(MPI_COMM_WORLD, &comm) != TCOMM_SUCCESS ||
+        tcomm_graph_create(host, &graph) != TCOMM_SUCCESS) {
+        fprintf(stderr, "setup failed: %s\n", tcomm_last_error());
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    Suite *s = suite_create("mpi_nonblocking");
+    TCase *tc = tcase_create("requests");
+    tcase_set_timeout(tc, 0);
+    tcase_add_checked_fixture(tc, case_arm, case_disarm);
+    tcase_add_loop_test(tc, wait_orders, 0, 4);
+    tcase_add_test(tc, test_until_done);
+    tcase_add_test(tc, in_place);
+    tcase_add_test(tc, every_dtype_and_op);
+    tcase_add_test(tc, two_communicators);
+    tcase_add_test(tc, progress_without_calls);
+    tcase_add_test(tc, sim_tensors);
+    tcase_add_test(tc, progress_caller);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_set_fork_status(sr, CK_NOFORK);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr), any = 0;
+    srunner_free(sr);
+    tcomm_comm_destroy(comm);
+    tcomm_graph_destroy(graph);
+    MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Finalize();
+    return any ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,24 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Nonblocking collectives (issue 17): the starts, tcomm_wait/test/
+# wait_all, progress without calls, the errors and the timeout under
+# mpirun at 1-4 ranks, and the local backend's ranks as threads.
+NB_TEST_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+NB_TEST_LDADD = libtcomm_internal.la $(CHECK_LIBS)
+
+check_PROGRAMS += test/mpi_nonblocking
+test_mpi_nonblocking_SOURCES = test/mpi_nonblocking.c \
+	test/nonblocking_ref.h test/mpi_reference.c test/mpi_reference.h
+test_mpi_nonblocking_CFLAGS = $(NB_TEST_CFLAGS)
+test_mpi_nonblocking_LDADD = $(NB_TEST_LDADD)
+# The same suite under plain MPI_Init: the caller-mode fallback.
+check_PROGRAMS += test/mpi_nonblocking_single
+test_mpi_nonblocking_single_SOURCES = $(test_mpi_nonblocking_SOURCES)
+test_mpi_nonblocking_single_CFLAGS = $(NB_TEST_CFLAGS) -DNB_MPI_SINGLE
+test_mpi_nonblocking_single_LDADD = $(NB_TEST_LDADD)
+
+TESTS += test/mpi_nonblocking-np1.mpitest test/mpi_nonblocking-np2.mpitest \
+	test/mpi_nonblocking-np3.mpitest test/mpi_nonblocking-np4.mpitest \
+	test/mpi_nonblocking_single-np1.mpitest \
+	test/mpi_nonblocking_single-np2.mpitest \
+	test/mpi_nonblocking_single-np3.mpitest \
+	test/mpi_nonblocking_single-np4.mpitest
