@@ -17,7 +17,8 @@
 
 static __thread long nb_bad; /* mismatches seen by this thread */
 
-typedef enum { NB_REDUCE, NB_GATHER, NB_SCATTER, NB_BCAST } nb_kind_t;
+/* NB_A2A: all_to_all with split_dim == concat_dim == dim (shape kept). */
+typedef enum { NB_REDUCE, NB_GATHER, NB_SCATTER, NB_BCAST, NB_A2A } nb_kind_t;
 
 /* One collective's expectation: input [a, b] of dtype on every rank. */
 typedef struct {
@@ -77,6 +78,14 @@ static double nb_want(const nb_spec_t *s, int rank, int n, size_t k)
         return ref_reduce(s->dtype, s->op, n, k);
     case NB_BCAST:
         return ref_value(s->dtype, -1, s->dim, k);
+    case NB_A2A: {
+        /* block r along dim comes from rank r: its block `rank` */
+        size_t c = (s->dim == 0 ? a : b) / (size_t)n;
+        size_t i = k / b, j = k % b, *x = s->dim == 0 ? &i : &j;
+        int from = (int)(*x / c);
+        *x = (size_t)rank * c + *x % c;
+        return ref_value(s->dtype, -1, from, i * b + j);
+    }
     case NB_GATHER:
         if (s->dim == 0) /* out [a*n, b]: block r of rows is rank r's */
             return ref_value(s->dtype, -1, (int)(k / b / a),
@@ -145,6 +154,8 @@ static tcomm_status_t nb_start(tcomm_comm_t *comm, const nb_spec_t *s,
     case NB_SCATTER:
         return tcomm_reduce_scatter_start(comm, in, (tcomm_op_t)s->op,
                                           s->dim, out, req);
+    case NB_A2A:
+        return tcomm_all_to_all_start(comm, in, s->dim, s->dim, out, req);
     case NB_BCAST:
     default:
         return tcomm_broadcast_start(comm, in, s->dim, out, req);
