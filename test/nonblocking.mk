@@ -5,7 +5,7 @@
 NB_TEST_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 NB_TEST_LDADD = libtcomm_internal.la $(CHECK_LIBS)
 
-check_PROGRAMS += test/mpi_nonblocking
+check_PROGRAMS += test/mpi_nonblocking test/mpi_nonblocking_errors
 test_mpi_nonblocking_SOURCES = test/mpi_nonblocking.c \
 	test/nonblocking_ref.h test/mpi_reference.c test/mpi_reference.h
 test_mpi_nonblocking_CFLAGS = $(NB_TEST_CFLAGS)
@@ -15,10 +15,19 @@ check_PROGRAMS += test/mpi_nonblocking_single
 test_mpi_nonblocking_single_SOURCES = $(test_mpi_nonblocking_SOURCES)
 test_mpi_nonblocking_single_CFLAGS = $(NB_TEST_CFLAGS) -DNB_MPI_SINGLE
 test_mpi_nonblocking_single_LDADD = $(NB_TEST_LDADD)
+test_mpi_nonblocking_errors_SOURCES = test/mpi_nonblocking_errors.c \
+	test/mpi_safety.h test/nonblocking_ref.h test/mpi_reference.c \
+	test/mpi_reference.h
+test_mpi_nonblocking_errors_CFLAGS = $(NB_TEST_CFLAGS)
+test_mpi_nonblocking_errors_LDADD = $(NB_TEST_LDADD)
 
 TESTS += test/mpi_nonblocking-np1.mpitest test/mpi_nonblocking-np2.mpitest \
 	test/mpi_nonblocking-np3.mpitest test/mpi_nonblocking-np4.mpitest \
 	test/mpi_nonblocking_single-np1.mpitest \
 	test/mpi_nonblocking_single-np2.mpitest \
 	test/mpi_nonblocking_single-np3.mpitest \
-	test/mpi_nonblocking_single-np4.mpitest
+	test/mpi_nonblocking_single-np4.mpitest \
+	test/mpi_nonblocking_errors-np1.mpitest \
+	test/mpi_nonblocking_errors-np2.mpitest \
+	test/mpi_nonblocking_errors-np3.mpitest \
+	test/mpi_nonblocking_errors-np4.mpitest

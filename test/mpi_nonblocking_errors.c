@@ -1,0 +1,375 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The nonblocking collectives' errors under mpirun (1-4 ranks), with
+ * MPI_THREAD_MULTIPLE (a progress thread per communicator): a local
+ * argument error on one rank (its start returns it, *req NULL; the
+ * others' requests complete with TCOMM_ERR_MISMATCH naming it; requests
+ * before and after it are fine); a mismatch between ranks; NULL and
+ * negative arguments of tcomm_wait/test/wait_all and of the starts;
+ * TCOMM_CHECK=0; TCOMM_TIMEOUT (a late rank is named, and the clock
+ * runs only while somebody waits); tcomm_comm_destroy with requests in
+ * flight. After each failure: out untouched and the next call succeeds.
+ * Every case runs under alarm(), so that a hang fails the test. */
+#include <mpi.h>
+
+/* mpi_safety.h's setup, with the thread level the progress thread needs */
+static int nb_init(int *argc, char ***argv)
+{
+    int provided = MPI_THREAD_SINGLE;
+    return MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+}
+#define MPI_Init(argc, argv) nb_init(argc, argv)
+#include "mpi_safety.h"
+#undef MPI_Init
+
+#include "nonblocking_ref.h"
+#include "tcomm_config.h"
+
+static const size_t s24[2] = {2, 4};
+/* what a failed start must overwrite with NULL */
+#define SENTINEL_REQ ((tcomm_request_t *)sentinel_storage)
+
+/* A TCOMM_TIMEOUT=1 communicator over MPI_COMM_WORLD. */
+static tcomm_comm_t *timed_comm(void)
+{
+    tcomm_comm_t *c = NULL;
+    setenv("TCOMM_TIMEOUT", "1", 1);
+    tcomm_config_reload();
+    ck_assert_int_eq(tcomm_comm_create_mpi(MPI_COMM_WORLD, &c),
+                     TCOMM_SUCCESS);
+    unsetenv("TCOMM_TIMEOUT");
+    tcomm_config_reload();
+    return c;
+}
+
+/* A good all_reduce SUM of f32 [3, 5] on c: its request. */
+static tcomm_request_t *good_start(tcomm_comm_t *c, const nb_spec_t *s,
+                                   tcomm_tensor_t **in, tcomm_tensor_t **out)
+{
+    tcomm_request_t *r = NULL;
+    *in = nb_input(graph, s, rank);
+    *out = nb_output(graph, s, nranks);
+    ck_assert_int_eq(nb_start(c, s, *in, *out, &r), TCOMM_SUCCESS);
+    ck_assert_ptr_nonnull(r);
+    return r;
+}
+
+static void good_finish(tcomm_request_t **r, const nb_spec_t *s,
+                        tcomm_tensor_t *in, tcomm_tensor_t *out)
+{
+    expect(tcomm_wait(r), TCOMM_SUCCESS, (char *)NULL);
+    ck_assert_ptr_null(*r);
+    ck_assert_int_eq(nb_check(out, s, rank, nranks, "good request"), 0);
+    tcomm_tensor_release(out);
+    tcomm_tensor_release(in);
+}
+
+/* One rank (rank 1, or the only one) makes a local error, between two
+ * good requests: 0 a bad op, 1 a dim out of range, 2 an out of the wrong
+ * shape, 3 a root out of range, 4 a NULL out. */
+START_TEST(local_error_on_one_rank)
+{
+    int bad = nranks > 2 ? 1 : nranks - 1, me = rank == bad;
+    static const size_t s42[2] = {4, 2};
+    tcomm_tensor_t *in = make(graph, TCOMM_F32, 2, s24);
+    tcomm_tensor_t *out = make(graph, TCOMM_F32, 2, s24);
+    tcomm_tensor_t *wrong = make(graph, TCOMM_F32, 2, s42);
+    tcomm_tensor_t *gathered = NULL;
+    size_t sg[2] = {2 * (size_t)nranks, 4};
+    ck_assert_int_eq(tcomm_tensor_empty(graph, TCOMM_F32, 2, sg, &gathered),
+                     TCOMM_SUCCESS);
+    void *snap_in = snapshot(in), *snap_out = snapshot(out);
+    void *snap_g = snapshot(gathered), *snap_w = snapshot(wrong);
+    nb_spec_t gs = {NB_REDUCE, TCOMM_F64, TCOMM_SUM, 0, 3, 5};
+    tcomm_tensor_t *gin[2], *gout[2];
+    tcomm_request_t *before = good_start(comm, &gs, &gin[0], &gout[0]);
+
+    tcomm_request_t *r = SENTINEL_REQ;
+    tcomm_status_t st, want = TCOMM_ERR_INVALID_ARG;
+    const char *fn = "tcomm_all_reduce_start";
+    char key[160];
+    switch (_i) {
+    case 0:
+        st = tcomm_all_reduce_start(comm, in, me ? (tcomm_op_t)99 : TCOMM_SUM,
+                                    out, &r);
+        snprintf(key, sizeof key, "op 99 is not a tcomm_op_t");
+        break;
+    case 1:
+        fn = "tcomm_all_gather_start";
+        st = tcomm_all_gather_start(comm, in, me ? 5 : 0, gathered, &r);
+        snprintf(key, sizeof key, "dim 5 is out of range for a "
+                                  "2-dimensional tensor (use 0..1)");
+        break;
+    case 2:
+        st = tcomm_all_reduce_start(comm, in, TCOMM_SUM, me ? wrong : out,
+                                    &r);
+        want = TCOMM_ERR_SHAPE;
+        snprintf(key, sizeof key, "out has shape [4, 2] but the result has "
+                                  "shape [2, 4]");
+        break;
+    case 3:
+        fn = "tcomm_broadcast_start";
+        st = tcomm_broadcast_start(comm, in, me ? nranks + 2 : 0, out, &r);
+        snprintf(key, sizeof key, "root %d is out of range for world size "
+                                  "%d", nranks + 2, nranks);
+        break;
+    default:
+        st = tcomm_all_reduce_start(comm, in, TCOMM_SUM, me ? NULL : out, &r);
+        snprintf(key, sizeof key, "the output is NULL");
+        break;
+    }
+    if (me) { /* the start says it, and there is no request */
+        expect(st, want, fn, key, (char *)NULL);
+        ck_assert_ptr_null(r);
+    } else {
+        expect(st, TCOMM_SUCCESS, (char *)NULL);
+        ck_assert_ptr_nonnull(r);
+        char quote[256];
+        snprintf(quote, sizeof quote, "%s: rank %d rejected the call: %s",
+                 fn, bad, key);
+        expect(tcomm_wait(&r), TCOMM_ERR_MISMATCH, quote, (char *)NULL);
+        ck_assert_ptr_null(r);
+    }
+    tcomm_request_t *after = good_start(comm, &gs, &gin[1], &gout[1]);
+    good_finish(&after, &gs, gin[1], gout[1]); /* the later one first */
+    good_finish(&before, &gs, gin[0], gout[0]);
+    assert_same(in, snap_in, "in");
+    assert_same(out, snap_out, "out");
+    assert_same(gathered, snap_g, "out");
+    assert_same(wrong, snap_w, "out");
+    free(snap_in);
+    free(snap_out);
+    free(snap_g);
+    free(snap_w);
+    tcomm_tensor_release(gathered);
+    tcomm_tensor_release(wrong);
+    tcomm_tensor_release(out);
+    tcomm_tensor_release(in);
+    assert_recovers();
+}
+END_TEST
+
+/* Rank 0 starts SUM, the others MAX: every rank's request fails with
+ * TCOMM_ERR_MISMATCH; tcomm_wait_all returns it (the first failure in
+ * array order, with its sentence) and completes the good ones too. */
+START_TEST(mismatch_between_ranks)
+{
+    nb_spec_t gs = {NB_GATHER, TCOMM_I32, -1, 1, 2, 3};
+    tcomm_tensor_t *gin[2], *gout[2];
+    tcomm_request_t *req[4] = {0};
+    req[0] = good_start(comm, &gs, &gin[0], &gout[0]);
+    tcomm_tensor_t *in = make(graph, TCOMM_F32, 2, s24);
+    tcomm_tensor_t *out = make(graph, TCOMM_F32, 2, s24);
+    void *snap = snapshot(out);
+    expect(tcomm_all_reduce_start(comm, in, rank ? TCOMM_MAX : TCOMM_SUM,
+                                  out, &req[1]),
+           TCOMM_SUCCESS, (char *)NULL);
+    req[3] = good_start(comm, &gs, &gin[1], &gout[1]);
+    expect(tcomm_wait_all(4, req), TCOMM_ERR_MISMATCH,
+           "tcomm_all_reduce_start: ranks disagree on", (char *)NULL);
+    for (int i = 0; i < 4; i++)
+        ck_assert_ptr_null(req[i]);
+    for (int i = 0; i < 2; i++) {
+        ck_assert_int_eq(nb_check(gout[i], &gs, rank, nranks, "gather"), 0);
+        tcomm_tensor_release(gout[i]);
+        tcomm_tensor_release(gin[i]);
+    }
+    assert_same(out, snap, "out");
+    free(snap);
+    tcomm_tensor_release(out);
+    tcomm_tensor_release(in);
+    assert_recovers();
+}
+END_TEST
+
+/* NULL and negative arguments: TCOMM_ERR_INVALID_ARG with a sentence
+ * that names the call and the fix; nothing is started. */
+START_TEST(null_arguments)
+{
+    const tcomm_status_t INV = TCOMM_ERR_INVALID_ARG;
+    tcomm_request_t *r = NULL, *reqs[2] = {0};
+    int done = 7;
+    expect(tcomm_wait(NULL), INV, "tcomm_wait: the request is NULL",
+           (char *)NULL);
+    expect(tcomm_wait(&r), INV, "tcomm_wait: the request is NULL",
+           "a request is completed only once", (char *)NULL);
+    expect(tcomm_test(&r, &done), INV, "tcomm_test: the request is NULL",
+           (char *)NULL);
+    expect(tcomm_test(NULL, &done), INV, "tcomm_test: the request is NULL",
+           (char *)NULL);
+    ck_assert_int_eq(done, 7); /* untouched */
+    expect(tcomm_wait_all(-1, reqs), INV, "tcomm_wait_all: n is negative",
+           "pass n >= 0", (char *)NULL);
+    expect(tcomm_wait_all(2, NULL), INV, "tcomm_wait_all: reqs is NULL",
+           (char *)NULL);
+    expect(tcomm_wait_all(0, NULL), TCOMM_SUCCESS, (char *)NULL);
+    expect(tcomm_wait_all(2, reqs), TCOMM_SUCCESS, (char *)NULL);
+    /* the starts: no req, no comm */
+    tcomm_tensor_t *in = make(graph, TCOMM_F32, 2, s24);
+    tcomm_tensor_t *out = make(graph, TCOMM_F32, 2, s24);
+    expect(tcomm_all_reduce_start(comm, in, TCOMM_SUM, out, NULL), INV,
+           "tcomm_all_reduce_start: req is NULL", (char *)NULL);
+    expect(tcomm_barrier_start(comm, NULL), INV,
+           "tcomm_barrier_start: req is NULL", (char *)NULL);
+    r = SENTINEL_REQ;
+    expect(tcomm_barrier_start(NULL, &r), INV, "comm is NULL",
+           (char *)NULL);
+    ck_assert_ptr_null(r);
+    r = SENTINEL_REQ;
+    expect(tcomm_all_gather_start(NULL, in, 0, out, &r), INV,
+           "comm is NULL", (char *)NULL);
+    ck_assert_ptr_null(r);
+    /* a live request: tcomm_test without done keeps it for tcomm_wait */
+    expect(tcomm_barrier_start(comm, &r), TCOMM_SUCCESS, (char *)NULL);
+    tcomm_request_t *kept = r;
+    expect(tcomm_test(&r, NULL), INV, "tcomm_test: done is NULL",
+           "the address of an int", (char *)NULL);
+    ck_assert_ptr_eq(r, kept);
+    expect(tcomm_wait(&r), TCOMM_SUCCESS, (char *)NULL);
+    tcomm_tensor_release(out);
+    tcomm_tensor_release(in);
+    assert_recovers();
+}
+END_TEST
+
+/* TCOMM_CHECK=0 (attr): the same results, several in flight. */
+START_TEST(unchecked_results)
+{
+    ck_assert_int_eq(tcomm_comm_set_attr(comm, TCOMM_ATTR_CHECK, 0),
+                     TCOMM_SUCCESS);
+    size_t n = (size_t)nranks;
+    nb_spec_t s[5] = {{NB_REDUCE, TCOMM_F32, TCOMM_SUM, 0, 16, 100},
+                      {NB_GATHER, TCOMM_F16, -1, 0, 2, 3},
+                      {NB_SCATTER, TCOMM_I64, TCOMM_PROD, 1, 2, 2 * n},
+                      {NB_BCAST, TCOMM_U8, -1, nranks - 1, 3, 3},
+                      {NB_REDUCE, TCOMM_F64, TCOMM_AVG, 0, 4, 4}};
+    tcomm_tensor_t *in[5], *out[5];
+    tcomm_request_t *req[5];
+    for (int i = 0; i < 5; i++)
+        req[i] = good_start(comm, &s[i], &in[i], &out[i]);
+    static const int order[5] = {2, 4, 0, 3, 1};
+    for (int k = 0; k < 5; k++)
+        good_finish(&req[order[k]], &s[order[k]], in[order[k]],
+                    out[order[k]]);
+    ck_assert_int_eq(tcomm_comm_set_attr(comm, TCOMM_ATTR_CHECK, 1),
+                     TCOMM_SUCCESS);
+    assert_recovers();
+}
+END_TEST
+
+/* TCOMM_TIMEOUT=1 and the last rank starts 3 s late: the others'
+ * tcomm_wait returns TCOMM_ERR_TIMEOUT naming it, out untouched; the
+ * late rank learns that they gave up. */
+START_TEST(timeout_names_the_late_rank)
+{
+    tcomm_comm_t *c = timed_comm();
+    int late = nranks - 1;
+    tcomm_tensor_t *in = make(graph, TCOMM_F32, 2, s24);
+    tcomm_tensor_t *out = make(graph, TCOMM_F32, 2, s24);
+    void *snap = snapshot(out);
+    tcomm_request_t *r = NULL;
+    if (rank == late)
+        sleep(3);
+    tcomm_status_t st = tcomm_all_reduce_start(c, in, TCOMM_SUM, out, &r);
+    double t0 = MPI_Wtime();
+    if (st == TCOMM_SUCCESS)
+        st = tcomm_wait(&r);
+    double dt = MPI_Wtime() - t0;
+    if (rank != late) {
+        char who[64];
+        snprintf(who, sizeof who, "rank %d has not arrived", late);
+        expect(st, TCOMM_ERR_TIMEOUT, "tcomm_all_reduce_start",
+               "within 1 s", who, (char *)NULL);
+        ck_assert_msg(dt > 0.9 && dt < 2.9, "rank %d waited %.2f s", rank,
+                      dt);
+    } else {
+        expect(st, TCOMM_ERR_COMM_FAILED, "gave up", (char *)NULL);
+    }
+    ck_assert_ptr_null(r);
+    assert_same(out, snap, "out");
+    free(snap);
+    expect(tcomm_barrier(c), TCOMM_ERR_COMM_FAILED, (char *)NULL);
+    tcomm_tensor_release(out);
+    tcomm_tensor_release(in);
+    ck_assert_int_eq(tcomm_comm_destroy(c), TCOMM_SUCCESS);
+    MPI_Barrier(MPI_COMM_WORLD);
+    assert_recovers();
+}
+END_TEST
+
+/* TCOMM_TIMEOUT=1 bounds the wait, not the computing between start and
+ * wait: the ranks but the last start, compute 2.5 s, then wait; the last
+ * starts 1.5 s late. Nobody times out. */
+START_TEST(timeout_counts_from_the_wait)
+{
+    tcomm_comm_t *c = timed_comm();
+    nb_spec_t s = {NB_REDUCE, TCOMM_F32, TCOMM_SUM, 0, 8, 64};
+    tcomm_tensor_t *in, *out;
+    tcomm_request_t *r;
+    int last = rank == nranks - 1;
+    if (last)
+        usleep(1500000);
+    r = good_start(c, &s, &in, &out);
+    if (!last)
+        usleep(2500000); /* computing, no calls into tcomm */
+    good_finish(&r, &s, in, out);
+    /* the last rank is done 1 s before the others wake: meet first */
+    MPI_Barrier(MPI_COMM_WORLD);
+    ck_assert_int_eq(tcomm_barrier(c), TCOMM_SUCCESS);
+    ck_assert_int_eq(tcomm_comm_destroy(c), TCOMM_SUCCESS);
+}
+END_TEST
+
+/* tcomm_comm_destroy with requests in flight completes them: each later
+ * tcomm_wait (or tcomm_test) returns success with the right values. */
+START_TEST(destroy_completes_requests)
+{
+    tcomm_comm_t *c = NULL;
+    ck_assert_int_eq(tcomm_comm_create_mpi(MPI_COMM_WORLD, &c),
+                     TCOMM_SUCCESS);
+    size_t n = (size_t)nranks;
+    nb_spec_t s[4] = {{NB_REDUCE, TCOMM_F32, TCOMM_SUM, 0, 32, 256},
+                      {NB_GATHER, TCOMM_F64, -1, 1, 2, 3},
+                      {NB_SCATTER, TCOMM_I32, TCOMM_MAX, 0, 2 * n, 3},
+                      {NB_BCAST, TCOMM_BF16, -1, 0, 5, 5}};
+    tcomm_tensor_t *in[4], *out[4];
+    tcomm_request_t *req[5];
+    for (int i = 0; i < 4; i++)
+        req[i] = good_start(c, &s[i], &in[i], &out[i]);
+    ck_assert_int_eq(tcomm_barrier_start(c, &req[4]), TCOMM_SUCCESS);
+    ck_assert_int_eq(tcomm_comm_destroy(c), TCOMM_SUCCESS);
+    int done = 0;
+    expect(tcomm_test(&req[4], &done), TCOMM_SUCCESS, (char *)NULL);
+    ck_assert_int_eq(done, 1);
+    ck_assert_ptr_null(req[4]);
+    for (int i = 3; i >= 0; i--)
+        good_finish(&req[i], &s[i], in[i], out[i]);
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+    safety_setup(&argc, &argv);
+    int level = MPI_THREAD_SINGLE;
+    MPI_Query_thread(&level);
+    if (level != MPI_THREAD_MULTIPLE) {
+        fprintf(stderr, "mpi_nonblocking_errors: SKIP: the MPI lacks "
+                        "MPI_THREAD_MULTIPLE\n");
+        MPI_Finalize();
+        return 77;
+    }
+    Suite *s = suite_create("mpi_nonblocking_errors");
+    TCase *tc = tcase_create("errors");
+    tcase_set_timeout(tc, 0);
+    tcase_add_checked_fixture(tc, case_arm, case_disarm);
+    tcase_add_loop_test(tc, local_error_on_one_rank, 0, 5);
+    tcase_add_test(tc, null_arguments);
+    tcase_add_test(tc, unchecked_results);
+    tcase_add_test(tc, destroy_completes_requests);
+    if (nranks > 1) {
+        tcase_add_test(tc, mismatch_between_ranks);
+        tcase_add_test(tc, timeout_names_the_late_rank);
+        tcase_add_test(tc, timeout_counts_from_the_wait);
+    }
+    suite_add_tcase(s, tc);
+    return safety_run(s);
+}
