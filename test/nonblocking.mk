@@ -5,7 +5,8 @@
 NB_TEST_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 NB_TEST_LDADD = libtcomm_internal.la $(CHECK_LIBS)
 
-check_PROGRAMS += test/mpi_nonblocking test/mpi_nonblocking_errors
+check_PROGRAMS += test/mpi_nonblocking test/mpi_nonblocking_errors \
+	test/check_local_nonblocking
 test_mpi_nonblocking_SOURCES = test/mpi_nonblocking.c \
 	test/nonblocking_ref.h test/mpi_reference.c test/mpi_reference.h
 test_mpi_nonblocking_CFLAGS = $(NB_TEST_CFLAGS)
@@ -20,6 +21,10 @@ test_mpi_nonblocking_errors_SOURCES = test/mpi_nonblocking_errors.c \
 	test/mpi_reference.h
 test_mpi_nonblocking_errors_CFLAGS = $(NB_TEST_CFLAGS)
 test_mpi_nonblocking_errors_LDADD = $(NB_TEST_LDADD)
+test_check_local_nonblocking_SOURCES = test/check_local_nonblocking.c \
+	test/nonblocking_ref.h test/mpi_reference.c test/mpi_reference.h
+test_check_local_nonblocking_CFLAGS = $(NB_TEST_CFLAGS)
+test_check_local_nonblocking_LDADD = $(NB_TEST_LDADD)
 
 TESTS += test/mpi_nonblocking-np1.mpitest test/mpi_nonblocking-np2.mpitest \
 	test/mpi_nonblocking-np3.mpitest test/mpi_nonblocking-np4.mpitest \
@@ -30,4 +35,5 @@ TESTS += test/mpi_nonblocking-np1.mpitest test/mpi_nonblocking-np2.mpitest \
 	test/mpi_nonblocking_errors-np1.mpitest \
 	test/mpi_nonblocking_errors-np2.mpitest \
 	test/mpi_nonblocking_errors-np3.mpitest \
-	test/mpi_nonblocking_errors-np4.mpitest
+	test/mpi_nonblocking_errors-np4.mpitest \
+	test/check_local_nonblocking
