@@ -231,11 +231,9 @@ START_TEST(null_arguments)
 }
 END_TEST
 
-/* TCOMM_CHECK=0 (attr): the same results, several in flight. */
-START_TEST(unchecked_results)
+/* Several requests in flight, waited out of order: right values. */
+static void unchecked_round(void)
 {
-    ck_assert_int_eq(tcomm_comm_set_attr(comm, TCOMM_ATTR_CHECK, 0),
-                     TCOMM_SUCCESS);
     size_t n = (size_t)nranks;
     nb_spec_t s[5] = {{NB_REDUCE, TCOMM_F32, TCOMM_SUM, 0, 16, 100},
                       {NB_GATHER, TCOMM_F16, -1, 0, 2, 3},
@@ -250,6 +248,14 @@ START_TEST(unchecked_results)
     for (int k = 0; k < 5; k++)
         good_finish(&req[order[k]], &s[order[k]], in[order[k]],
                     out[order[k]]);
+}
+
+/* TCOMM_CHECK=0 (attr): the same results. */
+START_TEST(unchecked_results)
+{
+    ck_assert_int_eq(tcomm_comm_set_attr(comm, TCOMM_ATTR_CHECK, 0),
+                     TCOMM_SUCCESS);
+    unchecked_round();
     ck_assert_int_eq(tcomm_comm_set_attr(comm, TCOMM_ATTR_CHECK, 1),
                      TCOMM_SUCCESS);
     assert_recovers();
@@ -319,6 +325,36 @@ START_TEST(timeout_counts_from_the_wait)
 }
 END_TEST
 
+/* tcomm_comm_set_attr with a request in flight applies to the calls
+ * started after it, on every rank alike, whenever each rank's progress
+ * thread reaches the request: rank 0's thread is inside request A (it
+ * started checked) when rank 0 sets TCOMM_CHECK=0; the others set it
+ * while their thread is still in the barrier before A. */
+START_TEST(set_attr_with_a_request_in_flight)
+{
+    nb_spec_t s = {NB_REDUCE, TCOMM_F32, TCOMM_SUM, 0, 8, 64};
+    tcomm_tensor_t *in, *out;
+    tcomm_request_t *b = NULL, *a;
+    if (rank == 0)
+        usleep(500000); /* the others' threads wait in the barrier */
+    ck_assert_int_eq(tcomm_barrier_start(comm, &b), TCOMM_SUCCESS);
+    a = good_start(comm, &s, &in, &out);
+    if (rank == 0) {
+        expect(tcomm_wait(&b), TCOMM_SUCCESS, (char *)NULL);
+        usleep(200000); /* rank 0's thread is now inside A */
+    }
+    ck_assert_int_eq(tcomm_comm_set_attr(comm, TCOMM_ATTR_CHECK, 0),
+                     TCOMM_SUCCESS);
+    if (b)
+        expect(tcomm_wait(&b), TCOMM_SUCCESS, (char *)NULL);
+    good_finish(&a, &s, in, out);
+    unchecked_round();
+    ck_assert_int_eq(tcomm_comm_set_attr(comm, TCOMM_ATTR_CHECK, 1),
+                     TCOMM_SUCCESS);
+    assert_recovers();
+}
+END_TEST
+
 /* tcomm_comm_destroy with requests in flight completes them: each later
  * tcomm_wait (or tcomm_test) returns success with the right values. */
 START_TEST(destroy_completes_requests)
@@ -367,6 +403,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, destroy_completes_requests);
     if (nranks > 1) {
         tcase_add_test(tc, mismatch_between_ranks);
+        tcase_add_test(tc, set_attr_with_a_request_in_flight);
         tcase_add_test(tc, timeout_names_the_late_rank);
         tcase_add_test(tc, timeout_counts_from_the_wait);
     }
