@@ -194,6 +194,29 @@ START_TEST(test_until_done)
 }
 END_TEST
 
+/* The caller may drop its references right after the start: the
+ * request holds in (and out) until it completes. */
+START_TEST(release_after_start)
+{
+    nb_spec_t s[2] = {{NB_REDUCE, TCOMM_I32, TCOMM_SUM, 0, 16, 100},
+                      {NB_BCAST, TCOMM_F64, -1, nranks - 1, 4, 50}};
+    tcomm_tensor_t *out[2];
+    tcomm_request_t *req[2];
+    for (int i = 0; i < 2; i++) {
+        tcomm_tensor_t *in = nb_input(graph, &s[i], rank);
+        out[i] = nb_output(graph, &s[i], nranks);
+        ok(nb_start(comm, &s[i], in, out[i], &req[i]), "start");
+        tcomm_tensor_release(in); /* the request's reference remains */
+    }
+    ok(tcomm_wait_all(2, req), "tcomm_wait_all");
+    for (int i = 0; i < 2; i++) {
+        nb_check(out[i], &s[i], rank, nranks, "released input");
+        tcomm_tensor_release(out[i]);
+    }
+    agree("release_after_start");
+}
+END_TEST
+
 /* out == in: all_reduce of every op and a broadcast from every root. */
 START_TEST(in_place)
 {
@@ -460,6 +483,7 @@ int main(int argc, char **argv)
     tcase_add_loop_test(tc, wait_orders, 0, 4);
     tcase_add_test(tc, test_until_done);
     tcase_add_test(tc, in_place);
+    tcase_add_test(tc, release_after_start);
     tcase_add_test(tc, every_dtype_and_op);
     tcase_add_test(tc, two_communicators);
     tcase_add_test(tc, progress_without_calls);

@@ -65,9 +65,14 @@ static void good_finish(tcomm_request_t **r, const nb_spec_t *s,
 
 /* One rank (rank 1, or the only one) makes a local error, between two
  * good requests: 0 a bad op, 1 a dim out of range, 2 an out of the wrong
- * shape, 3 a root out of range, 4 a NULL out. */
+ * shape, 3 a root out of range, 4 a NULL out; 5-9 the same with
+ * TCOMM_PROGRESS=caller (each start completes its collective). */
 START_TEST(local_error_on_one_rank)
 {
+    if (_i >= 5) {
+        setenv("TCOMM_PROGRESS", "caller", 1);
+        tcomm_config_reload();
+    }
     int bad = nranks > 2 ? 1 : nranks - 1, me = rank == bad;
     static const size_t s42[2] = {4, 2};
     tcomm_tensor_t *in = make(graph, TCOMM_F32, 2, s24);
@@ -87,7 +92,7 @@ START_TEST(local_error_on_one_rank)
     tcomm_status_t st, want = TCOMM_ERR_INVALID_ARG;
     const char *fn = "tcomm_all_reduce_start";
     char key[160];
-    switch (_i) {
+    switch (_i % 5) {
     case 0:
         st = tcomm_all_reduce_start(comm, in, me ? (tcomm_op_t)99 : TCOMM_SUM,
                                     out, &r);
@@ -145,6 +150,8 @@ START_TEST(local_error_on_one_rank)
     tcomm_tensor_release(out);
     tcomm_tensor_release(in);
     assert_recovers();
+    unsetenv("TCOMM_PROGRESS");
+    tcomm_config_reload();
 }
 END_TEST
 
@@ -397,7 +404,7 @@ int main(int argc, char **argv)
     TCase *tc = tcase_create("errors");
     tcase_set_timeout(tc, 0);
     tcase_add_checked_fixture(tc, case_arm, case_disarm);
-    tcase_add_loop_test(tc, local_error_on_one_rank, 0, 5);
+    tcase_add_loop_test(tc, local_error_on_one_rank, 0, 10);
     tcase_add_test(tc, null_arguments);
     tcase_add_test(tc, unchecked_results);
     tcase_add_test(tc, destroy_completes_requests);
