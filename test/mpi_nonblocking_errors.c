@@ -155,6 +155,36 @@ START_TEST(local_error_on_one_rank)
 }
 END_TEST
 
+/* A blocking call queued behind a request in flight (on every rank but
+ * the last, which starts late) with an error on one rank: the error and
+ * its sentence reach the caller's thread, *out stays untouched. */
+START_TEST(queued_blocking_call_fails)
+{
+    int bad = nranks > 2 ? 1 : nranks - 1, me = rank == bad;
+    nb_spec_t gs = {NB_REDUCE, TCOMM_F32, TCOMM_SUM, 0, 4, 50};
+    tcomm_tensor_t *gin, *gout, *in = make(graph, TCOMM_F32, 2, s24);
+    tcomm_tensor_t *out = SENTINEL;
+    if (rank == nranks - 1)
+        usleep(300000);
+    tcomm_request_t *a = good_start(comm, &gs, &gin, &gout);
+    tcomm_status_t st = tcomm_all_reduce(
+        comm, in, me ? (tcomm_op_t)42 : TCOMM_SUM, &out);
+    if (me) {
+        expect(st, TCOMM_ERR_INVALID_ARG, "tcomm_all_reduce: op 42 is not",
+               (char *)NULL);
+    } else {
+        char want[128];
+        snprintf(want, sizeof want, "tcomm_all_reduce: rank %d rejected the "
+                                    "call: op 42 is not", bad);
+        expect(st, TCOMM_ERR_MISMATCH, want, (char *)NULL);
+    }
+    ck_assert_ptr_eq(out, SENTINEL);
+    good_finish(&a, &gs, gin, gout);
+    tcomm_tensor_release(in);
+    assert_recovers();
+}
+END_TEST
+
 /* Rank 0 starts SUM, the others MAX: every rank's request fails with
  * TCOMM_ERR_MISMATCH; tcomm_wait_all returns it (the first failure in
  * array order, with its sentence) and completes the good ones too. */
@@ -406,6 +436,7 @@ int main(int argc, char **argv)
     tcase_add_checked_fixture(tc, case_arm, case_disarm);
     tcase_add_loop_test(tc, local_error_on_one_rank, 0, 10);
     tcase_add_test(tc, null_arguments);
+    tcase_add_test(tc, queued_blocking_call_fails);
     tcase_add_test(tc, unchecked_results);
     tcase_add_test(tc, destroy_completes_requests);
     if (nranks > 1) {
