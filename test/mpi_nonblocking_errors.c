@@ -343,6 +343,43 @@ START_TEST(timeout_names_the_late_rank)
 }
 END_TEST
 
+/* TCOMM_CHECK=0 with TCOMM_TIMEOUT keeps the agreement round on the
+ * call's identity: a local error on one rank's start still completes
+ * every peer's request with TCOMM_ERR_MISMATCH, and nobody hangs. */
+START_TEST(unchecked_timed_local_error)
+{
+    tcomm_comm_t *c = timed_comm();
+    ck_assert_int_eq(tcomm_comm_set_attr(c, TCOMM_ATTR_CHECK, 0),
+                     TCOMM_SUCCESS);
+    int bad = nranks - 1, me = rank == bad;
+    tcomm_tensor_t *in = make(graph, TCOMM_F32, 2, s24);
+    tcomm_tensor_t *out = make(graph, TCOMM_F32, 2, s24);
+    void *snap = snapshot(out);
+    tcomm_request_t *r = SENTINEL_REQ;
+    tcomm_status_t st = tcomm_all_reduce_start(
+        c, in, me ? (tcomm_op_t)42 : TCOMM_SUM, out, &r);
+    if (me) {
+        expect(st, TCOMM_ERR_INVALID_ARG, "op 42 is not", (char *)NULL);
+        ck_assert_ptr_null(r);
+    } else {
+        char want[128];
+        snprintf(want, sizeof want, "tcomm_all_reduce_start: rank %d "
+                                    "rejected the call", bad);
+        expect(st, TCOMM_SUCCESS, (char *)NULL);
+        expect(tcomm_wait(&r), TCOMM_ERR_MISMATCH, want, (char *)NULL);
+    }
+    assert_same(out, snap, "out");
+    free(snap);
+    nb_spec_t gs = {NB_REDUCE, TCOMM_F32, TCOMM_SUM, 0, 4, 50};
+    tcomm_tensor_t *gin, *gout;
+    tcomm_request_t *a = good_start(c, &gs, &gin, &gout);
+    good_finish(&a, &gs, gin, gout);
+    tcomm_tensor_release(out);
+    tcomm_tensor_release(in);
+    ck_assert_int_eq(tcomm_comm_destroy(c), TCOMM_SUCCESS);
+}
+END_TEST
+
 /* TCOMM_TIMEOUT=1 bounds the wait, not the computing between start and
  * wait: the ranks but the last start, compute 2.5 s, then wait; the last
  * starts 1.5 s late. Nobody times out. */
@@ -448,6 +485,7 @@ int main(int argc, char **argv)
         tcase_add_test(tc, set_attr_with_a_request_in_flight);
         tcase_add_loop_test(tc, timeout_names_the_late_rank, 0, 2);
         tcase_add_test(tc, timeout_counts_from_the_wait);
+        tcase_add_test(tc, unchecked_timed_local_error);
     }
     suite_add_tcase(s, tc);
     return safety_run(s);
