@@ -3,67 +3,13 @@
  * independent reference: several requests outstanding on one
  * communicator, waited forward, in reverse, in a permutation and with
  * tcomm_wait_all; blocking calls between the starts and the waits;
- * tcomm_test loops; in place; every dtype and op; two communicators at
- * once; progress while a rank computes without calls into tcomm; sim
- * (device) tensors; TCOMM_PROGRESS=caller. Built twice: with
+ * tcomm_test loops; inputs released after the start; in place; every
+ * dtype and op; TCOMM_PROGRESS=caller. Built twice: with
  * MPI_THREAD_MULTIPLE (progress thread) and, as mpi_nonblocking_single
  * (-DNB_MPI_SINGLE), under plain MPI_Init, where every start must
- * complete its collective itself (the caller-mode fallback).
- * Failures are counted, not asserted on the spot, so that no rank
- * leaves its peers waiting; each case ends by agreeing on the count. */
-#include <check.h>
-#include <mpi.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-
-#include "nonblocking_ref.h"
-#include "tcomm_config.h"
-#include "tcomm_mpi.h"
-#include "tcomm_progress.h" /* tcomm_progress_done */
-#include "tcomm_sim.h"
-
-#define CASE_SECONDS 90 /* a case that takes longer hangs: fail it */
-#define NB_TAG 4717     /* the progress case's MPI message */
-
-static int rank, nranks;
-static int caller_mode; /* every start completes its collective */
-static tcomm_comm_t *comm;
-static tcomm_graph_t *graph;
-
-static void case_arm(void) { alarm(CASE_SECONDS); }
-static void case_disarm(void) { alarm(0); }
-
-/* st must be success; a failure is counted with its sentence. */
-static void ok(tcomm_status_t st, const char *what)
-{
-    if (st == TCOMM_SUCCESS)
-        return;
-    fprintf(stderr, "rank %d: %s: %d %s\n", rank, what, st,
-            tcomm_last_error());
-    nb_bad++;
-}
-
-/* Every rank's failures, summed: the case fails on every rank alike. */
-static void agree(const char *name)
-{
-    long all = 0, mine = nb_bad;
-    nb_bad = 0;
-    MPI_Allreduce(&mine, &all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
-    ck_assert_msg(all == 0, "%s: %ld failures over all ranks (see stderr)",
-                  name, all);
-}
-
-/* A request of caller mode is complete when its start returns (read
- * without completing it: the handle stays the caller's). */
-static void expect_done_if_caller(tcomm_request_t *r, int caller)
-{
-    if (!caller || !r || tcomm_progress_done(r))
-        return;
-    fprintf(stderr, "rank %d: caller mode, but the start returned before "
-                    "its collective completed\n", rank);
-    nb_bad++;
-}
+ * complete its collective itself (the caller-mode fallback). The rest
+ * is in test/mpi_nonblocking_progress.c. */
+#include "mpi_nonblocking.h"
 
 /* The set of collectives kept outstanding together (7 requests). */
 #define NSET 7
@@ -285,153 +231,6 @@ START_TEST(every_dtype_and_op)
     agree("every_dtype_and_op");
 }
 END_TEST
-
-/* Requests on two communicators at once. With progress threads the
- * ranks may even start them in different orders across communicators
- * (odd ranks start on the second first); where starts complete the
- * collective (caller mode) that would deadlock, so all start alike. */
-START_TEST(two_communicators)
-{
-    tcomm_comm_t *c2 = NULL;
-    ck_assert_int_eq(tcomm_comm_create_mpi(MPI_COMM_WORLD, &c2),
-                     TCOMM_SUCCESS);
-    nb_spec_t s[4] = {{NB_REDUCE, TCOMM_F32, TCOMM_SUM, 0, 8, 100},
-                      {NB_GATHER, TCOMM_I64, -1, 0, 2, 3},
-                      {NB_BCAST, TCOMM_F16, -1, 0, 3, 3},
-                      {NB_SCATTER, TCOMM_I32, TCOMM_MIN, 1, 2,
-                       4 * (size_t)nranks}};
-    tcomm_comm_t *on[4] = {comm, c2, comm, c2};
-    tcomm_tensor_t *in[4], *out[4];
-    tcomm_request_t *req[4];
-    int cross = !caller_mode && rank % 2;
-    static const int plain[4] = {0, 1, 2, 3}, swapped[4] = {1, 0, 3, 2};
-    const int *order = cross ? swapped : plain;
-    for (int k = 0; k < 4; k++) {
-        int i = order[k];
-        in[i] = nb_input(graph, &s[i], rank);
-        out[i] = nb_output(graph, &s[i], nranks);
-        ok(nb_start(on[i], &s[i], in[i], out[i], &req[i]), "start");
-    }
-    /* the second communicator's first, then the first's in reverse */
-    ok(tcomm_wait(&req[1]), "wait c2");
-    ok(tcomm_wait(&req[3]), "wait c2");
-    ok(tcomm_wait(&req[2]), "wait comm");
-    ok(tcomm_wait(&req[0]), "wait comm");
-    for (int i = 0; i < 4; i++) {
-        nb_check(out[i], &s[i], rank, nranks, "two communicators");
-        tcomm_tensor_release(out[i]);
-        tcomm_tensor_release(in[i]);
-    }
-    ck_assert_int_eq(tcomm_comm_destroy(c2), TCOMM_SUCCESS);
-    agree("two_communicators");
-}
-END_TEST
-
-/* Rank 0 starts an all_reduce and computes 2 s without calls into
- * tcomm; the others wait for theirs and, at once, send rank 0 an MPI
- * message. Rank 0 must find rank 1's message as soon as it wakes (before
- * its own wait): the others completed while it computed. A functional
- * check with a wide margin, not a benchmark. */
-START_TEST(progress_without_calls)
-{
-    nb_spec_t s = {NB_REDUCE, TCOMM_F32, TCOMM_SUM, 0, 32, 256};
-    tcomm_tensor_t *in = nb_input(graph, &s, rank);
-    tcomm_tensor_t *out = nb_output(graph, &s, nranks);
-    tcomm_request_t *req = NULL;
-    MPI_Barrier(MPI_COMM_WORLD);
-    ok(tcomm_all_reduce_start(comm, in, TCOMM_SUM, out, &req), "start");
-    if (rank == 0) {
-        sleep(2); /* computing */
-        int found = 0;
-        double until = MPI_Wtime() + 0.5; /* MPI's own progress only */
-        while (!found && MPI_Wtime() < until)
-            MPI_Iprobe(1 % nranks, NB_TAG, MPI_COMM_WORLD, &found,
-                       MPI_STATUS_IGNORE);
-        if (nranks > 1 && !found) {
-            fprintf(stderr, "rank 0: rank 1 had not completed its "
-                            "all_reduce 2 s after rank 0 started\n");
-            nb_bad++;
-        }
-        ok(tcomm_wait(&req), "tcomm_wait");
-        for (int r = 1; r < nranks; r++) {
-            int who;
-            MPI_Recv(&who, 1, MPI_INT, r, NB_TAG, MPI_COMM_WORLD,
-                     MPI_STATUS_IGNORE);
-        }
-    } else {
-        ok(tcomm_wait(&req), "tcomm_wait");
-        MPI_Send(&rank, 1, MPI_INT, 0, NB_TAG, MPI_COMM_WORLD);
-    }
-    nb_check(out, &s, rank, nranks, "progress without calls");
-    tcomm_tensor_release(out);
-    tcomm_tensor_release(in);
-    agree("progress_without_calls");
-}
-END_TEST
-
-/* all_reduce_start and all_gather_start on sim (device) tensors of a
- * tagged sim graph: the staged path, on the progress thread. */
-START_TEST(sim_tensors)
-{
-    tcomm_graph_t *sim = NULL;
-    ck_assert_int_eq(tcomm_graph_create_sim_flags(0, TCOMM_SIM_TAGGED, &sim),
-                     TCOMM_SUCCESS);
-    nb_spec_t s[4] = {{NB_REDUCE, TCOMM_F32, TCOMM_SUM, 0, 16, 300},
-                      {NB_GATHER, TCOMM_BF16, -1, 0, 4, 5},
-                      {NB_REDUCE, TCOMM_I64, TCOMM_MAX, 0, 3, 3},
-                      {NB_GATHER, TCOMM_F64, -1, 1, 2, 7}};
-    tcomm_tensor_t *in[4], *out[4];
-    tcomm_request_t *req[4];
-    for (int i = 0; i < 4; i++) {
-        in[i] = nb_input(sim, &s[i], rank);
-        out[i] = nb_output(sim, &s[i], nranks);
-        ok(nb_start(comm, &s[i], in[i], out[i], &req[i]), "sim start");
-    }
-    ok(tcomm_wait(&req[2]), "tcomm_wait");
-    ok(tcomm_wait_all(4, req), "tcomm_wait_all");
-    for (int i = 0; i < 4; i++) {
-        nb_check(out[i], &s[i], rank, nranks, "sim tensors");
-        tcomm_tensor_release(out[i]);
-        tcomm_tensor_release(in[i]);
-    }
-    ck_assert_uint_eq(tcomm_sim_pending(sim), 0);
-    ck_assert_int_eq(tcomm_graph_destroy(sim), TCOMM_SUCCESS);
-    agree("sim_tensors");
-}
-END_TEST
-
-/* all_to_all_start along dim 0 and dim 1, in place too.
- * LEAD: the MPI host all_to_all is on another branch (2+ ranks return
- * TCOMM_ERR_UNSUPPORTED here); after merging it, define
- * NB_ALL_TO_ALL_MULTI (or drop the #if) so that this runs at 2-4 ranks. */
-START_TEST(all_to_all_start)
-{
-#ifndef NB_ALL_TO_ALL_MULTI
-    if (nranks > 1)
-        return;
-#endif
-    size_t n2 = 2 * (size_t)nranks;
-    nb_spec_t s[3] = {{NB_A2A, TCOMM_F32, -1, 0, n2, 3},
-                      {NB_A2A, TCOMM_I64, -1, 1, 3, n2},
-                      {NB_A2A, TCOMM_BF16, -1, 0, n2, 5}};
-    tcomm_tensor_t *in[3], *out[3];
-    tcomm_request_t *req[3];
-    for (int i = 0; i < 3; i++) {
-        in[i] = nb_input(graph, &s[i], rank);
-        out[i] = i == 2 ? in[i] : nb_output(graph, &s[i], nranks);
-        ok(nb_start(comm, &s[i], in[i], out[i], &req[i]), "a2a start");
-    }
-    ok(tcomm_wait_all(3, req), "tcomm_wait_all");
-    for (int i = 0; i < 3; i++) {
-        nb_check(out[i], &s[i], rank, nranks, "all_to_all_start");
-        if (out[i] != in[i])
-            tcomm_tensor_release(out[i]);
-        tcomm_tensor_release(in[i]);
-    }
-    agree("all_to_all_start");
-}
-END_TEST
-
 /* TCOMM_PROGRESS=caller: each start completes its collective; the same
  * results, in every wait order. */
 START_TEST(progress_caller)
@@ -450,55 +249,17 @@ START_TEST(progress_caller)
     agree("progress_caller");
 }
 END_TEST
-
-int main(int argc, char **argv)
+static void add(TCase *tc)
 {
-#ifdef NB_MPI_SINGLE
-    MPI_Init(&argc, &argv); /* below MPI_THREAD_MULTIPLE: caller mode */
-#else
-    int provided = MPI_THREAD_SINGLE;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    if (provided != MPI_THREAD_MULTIPLE) {
-        fprintf(stderr, "mpi_nonblocking: SKIP: the MPI lacks "
-                        "MPI_THREAD_MULTIPLE (%d)\n", provided);
-        MPI_Finalize();
-        return 77;
-    }
-#endif
-    int level = MPI_THREAD_SINGLE;
-    MPI_Query_thread(&level);
-    caller_mode = level != MPI_THREAD_MULTIPLE;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-    tcomm_device_t host = {TCOMM_DEVICE_HOST, 0};
-    if (tcomm_comm_create_mpi(MPI_COMM_WORLD, &comm) != TCOMM_SUCCESS ||
-        tcomm_graph_create(host, &graph) != TCOMM_SUCCESS) {
-        fprintf(stderr, "setup failed: %s\n", tcomm_last_error());
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-    Suite *s = suite_create("mpi_nonblocking");
-    TCase *tc = tcase_create("requests");
-    tcase_set_timeout(tc, 0);
-    tcase_add_checked_fixture(tc, case_arm, case_disarm);
     tcase_add_loop_test(tc, wait_orders, 0, 4);
     tcase_add_test(tc, test_until_done);
     tcase_add_test(tc, in_place);
     tcase_add_test(tc, release_after_start);
     tcase_add_test(tc, every_dtype_and_op);
-    tcase_add_test(tc, two_communicators);
-    tcase_add_test(tc, progress_without_calls);
-    tcase_add_test(tc, sim_tensors);
-    tcase_add_test(tc, all_to_all_start);
     tcase_add_test(tc, progress_caller);
-    suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_set_fork_status(sr, CK_NOFORK);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr), any = 0;
-    srunner_free(sr);
-    tcomm_comm_destroy(comm);
-    tcomm_graph_destroy(graph);
-    MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    MPI_Finalize();
-    return any ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+int main(int argc, char **argv)
+{
+    return nb_main(argc, argv, "mpi_nonblocking", add);
 }

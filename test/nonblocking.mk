@@ -5,13 +5,19 @@
 NB_TEST_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 NB_TEST_LDADD = libtcomm_internal.la $(CHECK_LIBS)
 
-check_PROGRAMS += test/mpi_nonblocking test/mpi_nonblocking_errors \
-	test/check_local_nonblocking
+check_PROGRAMS += test/mpi_nonblocking test/mpi_nonblocking_progress \
+	test/mpi_nonblocking_errors test/check_local_nonblocking
 test_mpi_nonblocking_SOURCES = test/mpi_nonblocking.c \
-	test/nonblocking_ref.h test/mpi_reference.c test/mpi_reference.h
+	test/mpi_nonblocking.h test/nonblocking_ref.h test/mpi_reference.c \
+	test/mpi_reference.h
 test_mpi_nonblocking_CFLAGS = $(NB_TEST_CFLAGS)
 test_mpi_nonblocking_LDADD = $(NB_TEST_LDADD)
-# The same suite under plain MPI_Init: the caller-mode fallback.
+test_mpi_nonblocking_progress_SOURCES = test/mpi_nonblocking_progress.c \
+	test/mpi_nonblocking.h test/nonblocking_ref.h test/mpi_reference.c \
+	test/mpi_reference.h
+test_mpi_nonblocking_progress_CFLAGS = $(NB_TEST_CFLAGS)
+test_mpi_nonblocking_progress_LDADD = $(NB_TEST_LDADD)
+# The first suite under plain MPI_Init: the caller-mode fallback.
 check_PROGRAMS += test/mpi_nonblocking_single
 test_mpi_nonblocking_single_SOURCES = $(test_mpi_nonblocking_SOURCES)
 test_mpi_nonblocking_single_CFLAGS = $(NB_TEST_CFLAGS) -DNB_MPI_SINGLE
@@ -28,6 +34,10 @@ test_check_local_nonblocking_LDADD = $(NB_TEST_LDADD)
 
 TESTS += test/mpi_nonblocking-np1.mpitest test/mpi_nonblocking-np2.mpitest \
 	test/mpi_nonblocking-np3.mpitest test/mpi_nonblocking-np4.mpitest \
+	test/mpi_nonblocking_progress-np1.mpitest \
+	test/mpi_nonblocking_progress-np2.mpitest \
+	test/mpi_nonblocking_progress-np3.mpitest \
+	test/mpi_nonblocking_progress-np4.mpitest \
 	test/mpi_nonblocking_single-np1.mpitest \
 	test/mpi_nonblocking_single-np2.mpitest \
 	test/mpi_nonblocking_single-np3.mpitest \
