@@ -3,65 +3,13 @@
  * MPI_THREAD_MULTIPLE (a progress thread per communicator): a local
  * argument error on one rank (its start returns it, *req NULL; the
  * others' requests complete with TCOMM_ERR_MISMATCH naming it; requests
- * before and after it are fine); a mismatch between ranks; NULL and
+ * before and after it are fine), also in caller mode; a blocking call
+ * queued behind a request failing; a mismatch between ranks; NULL and
  * negative arguments of tcomm_wait/test/wait_all and of the starts;
- * TCOMM_CHECK=0; TCOMM_TIMEOUT (a late rank is named, and the clock
- * runs only while somebody waits); tcomm_comm_destroy with requests in
+ * TCOMM_CHECK=0; set_attr and tcomm_comm_destroy with requests in
  * flight. After each failure: out untouched and the next call succeeds.
- * Every case runs under alarm(), so that a hang fails the test. */
-#include <mpi.h>
-
-/* mpi_safety.h's setup, with the thread level the progress thread needs */
-static int nb_init(int *argc, char ***argv)
-{
-    int provided = MPI_THREAD_SINGLE;
-    return MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
-}
-#define MPI_Init(argc, argv) nb_init(argc, argv)
-#include "mpi_safety.h"
-#undef MPI_Init
-
-#include "nonblocking_ref.h"
-#include "tcomm_config.h"
-
-static const size_t s24[2] = {2, 4};
-/* what a failed start must overwrite with NULL */
-#define SENTINEL_REQ ((tcomm_request_t *)sentinel_storage)
-
-/* A TCOMM_TIMEOUT=1 communicator over MPI_COMM_WORLD. */
-static tcomm_comm_t *timed_comm(void)
-{
-    tcomm_comm_t *c = NULL;
-    setenv("TCOMM_TIMEOUT", "1", 1);
-    tcomm_config_reload();
-    ck_assert_int_eq(tcomm_comm_create_mpi(MPI_COMM_WORLD, &c),
-                     TCOMM_SUCCESS);
-    unsetenv("TCOMM_TIMEOUT");
-    tcomm_config_reload();
-    return c;
-}
-
-/* A good all_reduce SUM of f32 [3, 5] on c: its request. */
-static tcomm_request_t *good_start(tcomm_comm_t *c, const nb_spec_t *s,
-                                   tcomm_tensor_t **in, tcomm_tensor_t **out)
-{
-    tcomm_request_t *r = NULL;
-    *in = nb_input(graph, s, rank);
-    *out = nb_output(graph, s, nranks);
-    ck_assert_int_eq(nb_start(c, s, *in, *out, &r), TCOMM_SUCCESS);
-    ck_assert_ptr_nonnull(r);
-    return r;
-}
-
-static void good_finish(tcomm_request_t **r, const nb_spec_t *s,
-                        tcomm_tensor_t *in, tcomm_tensor_t *out)
-{
-    expect(tcomm_wait(r), TCOMM_SUCCESS, (char *)NULL);
-    ck_assert_ptr_null(*r);
-    ck_assert_int_eq(nb_check(out, s, rank, nranks, "good request"), 0);
-    tcomm_tensor_release(out);
-    tcomm_tensor_release(in);
-}
+ * TCOMM_TIMEOUT is in test/mpi_nonblocking_timeout.c. */
+#include "mpi_nonblocking_safety.h"
 
 /* One rank (rank 1, or the only one) makes a local error, between two
  * good requests: 0 a bad op, 1 a dim out of range, 2 an out of the wrong
@@ -299,110 +247,6 @@ START_TEST(unchecked_results)
 }
 END_TEST
 
-/* TCOMM_TIMEOUT=1 and the last rank starts 3 s late: the others'
- * tcomm_wait returns TCOMM_ERR_TIMEOUT naming it, out untouched; the
- * late rank learns that they gave up. Loop 1: the others first make a
- * blocking barrier, which queues behind the request and so bounds it
- * too (the barrier finds the communicator failed). */
-START_TEST(timeout_names_the_late_rank)
-{
-    tcomm_comm_t *c = timed_comm();
-    int late = nranks - 1;
-    tcomm_tensor_t *in = make(graph, TCOMM_F32, 2, s24);
-    tcomm_tensor_t *out = make(graph, TCOMM_F32, 2, s24);
-    void *snap = snapshot(out);
-    tcomm_request_t *r = NULL;
-    if (rank == late)
-        sleep(3);
-    tcomm_status_t st = tcomm_all_reduce_start(c, in, TCOMM_SUM, out, &r);
-    double t0 = MPI_Wtime();
-    if (_i == 1 && rank != late) /* queued behind the request: a wait */
-        expect(tcomm_barrier(c), TCOMM_ERR_COMM_FAILED, (char *)NULL);
-    if (st == TCOMM_SUCCESS)
-        st = tcomm_wait(&r);
-    double dt = MPI_Wtime() - t0;
-    if (rank != late) {
-        char who[64];
-        snprintf(who, sizeof who, "rank %d has not arrived", late);
-        expect(st, TCOMM_ERR_TIMEOUT, "tcomm_all_reduce_start",
-               "within 1 s", who, (char *)NULL);
-        ck_assert_msg(dt > 0.9 && dt < 2.9, "rank %d waited %.2f s", rank,
-                      dt);
-    } else {
-        expect(st, TCOMM_ERR_COMM_FAILED, "gave up", (char *)NULL);
-    }
-    ck_assert_ptr_null(r);
-    assert_same(out, snap, "out");
-    free(snap);
-    expect(tcomm_barrier(c), TCOMM_ERR_COMM_FAILED, (char *)NULL);
-    tcomm_tensor_release(out);
-    tcomm_tensor_release(in);
-    ck_assert_int_eq(tcomm_comm_destroy(c), TCOMM_SUCCESS);
-    MPI_Barrier(MPI_COMM_WORLD);
-    assert_recovers();
-}
-END_TEST
-
-/* TCOMM_CHECK=0 with TCOMM_TIMEOUT keeps the agreement round on the
- * call's identity: a local error on one rank's start still completes
- * every peer's request with TCOMM_ERR_MISMATCH, and nobody hangs. */
-START_TEST(unchecked_timed_local_error)
-{
-    tcomm_comm_t *c = timed_comm();
-    ck_assert_int_eq(tcomm_comm_set_attr(c, TCOMM_ATTR_CHECK, 0),
-                     TCOMM_SUCCESS);
-    int bad = nranks - 1, me = rank == bad;
-    tcomm_tensor_t *in = make(graph, TCOMM_F32, 2, s24);
-    tcomm_tensor_t *out = make(graph, TCOMM_F32, 2, s24);
-    void *snap = snapshot(out);
-    tcomm_request_t *r = SENTINEL_REQ;
-    tcomm_status_t st = tcomm_all_reduce_start(
-        c, in, me ? (tcomm_op_t)42 : TCOMM_SUM, out, &r);
-    if (me) {
-        expect(st, TCOMM_ERR_INVALID_ARG, "op 42 is not", (char *)NULL);
-        ck_assert_ptr_null(r);
-    } else {
-        char want[128];
-        snprintf(want, sizeof want, "tcomm_all_reduce_start: rank %d "
-                                    "rejected the call", bad);
-        expect(st, TCOMM_SUCCESS, (char *)NULL);
-        expect(tcomm_wait(&r), TCOMM_ERR_MISMATCH, want, (char *)NULL);
-    }
-    assert_same(out, snap, "out");
-    free(snap);
-    nb_spec_t gs = {NB_REDUCE, TCOMM_F32, TCOMM_SUM, 0, 4, 50};
-    tcomm_tensor_t *gin, *gout;
-    tcomm_request_t *a = good_start(c, &gs, &gin, &gout);
-    good_finish(&a, &gs, gin, gout);
-    tcomm_tensor_release(out);
-    tcomm_tensor_release(in);
-    ck_assert_int_eq(tcomm_comm_destroy(c), TCOMM_SUCCESS);
-}
-END_TEST
-
-/* TCOMM_TIMEOUT=1 bounds the wait, not the computing between start and
- * wait: the ranks but the last start, compute 2.5 s, then wait; the last
- * starts 1.5 s late. Nobody times out. */
-START_TEST(timeout_counts_from_the_wait)
-{
-    tcomm_comm_t *c = timed_comm();
-    nb_spec_t s = {NB_REDUCE, TCOMM_F32, TCOMM_SUM, 0, 8, 64};
-    tcomm_tensor_t *in, *out;
-    tcomm_request_t *r;
-    int last = rank == nranks - 1;
-    if (last)
-        usleep(1500000);
-    r = good_start(c, &s, &in, &out);
-    if (!last)
-        usleep(2500000); /* computing, no calls into tcomm */
-    good_finish(&r, &s, in, out);
-    /* the last rank is done 1 s before the others wake: meet first */
-    MPI_Barrier(MPI_COMM_WORLD);
-    ck_assert_int_eq(tcomm_barrier(c), TCOMM_SUCCESS);
-    ck_assert_int_eq(tcomm_comm_destroy(c), TCOMM_SUCCESS);
-}
-END_TEST
-
 /* tcomm_comm_set_attr with a request in flight applies to the calls
  * started after it, on every rank alike, whenever each rank's progress
  * thread reaches the request: rank 0's thread is inside request A (it
@@ -460,21 +304,8 @@ START_TEST(destroy_completes_requests)
 }
 END_TEST
 
-int main(int argc, char **argv)
+static void add(TCase *tc)
 {
-    safety_setup(&argc, &argv);
-    int level = MPI_THREAD_SINGLE;
-    MPI_Query_thread(&level);
-    if (level != MPI_THREAD_MULTIPLE) {
-        fprintf(stderr, "mpi_nonblocking_errors: SKIP: the MPI lacks "
-                        "MPI_THREAD_MULTIPLE\n");
-        MPI_Finalize();
-        return 77;
-    }
-    Suite *s = suite_create("mpi_nonblocking_errors");
-    TCase *tc = tcase_create("errors");
-    tcase_set_timeout(tc, 0);
-    tcase_add_checked_fixture(tc, case_arm, case_disarm);
     tcase_add_loop_test(tc, local_error_on_one_rank, 0, 10);
     tcase_add_test(tc, null_arguments);
     tcase_add_test(tc, queued_blocking_call_fails);
@@ -483,10 +314,10 @@ int main(int argc, char **argv)
     if (nranks > 1) {
         tcase_add_test(tc, mismatch_between_ranks);
         tcase_add_test(tc, set_attr_with_a_request_in_flight);
-        tcase_add_loop_test(tc, timeout_names_the_late_rank, 0, 2);
-        tcase_add_test(tc, timeout_counts_from_the_wait);
-        tcase_add_test(tc, unchecked_timed_local_error);
     }
-    suite_add_tcase(s, tc);
-    return safety_run(s);
+}
+
+int main(int argc, char **argv)
+{
+    return nb_safety_main(argc, argv, "mpi_nonblocking_errors", add);
 }

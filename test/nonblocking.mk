@@ -6,7 +6,8 @@ NB_TEST_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 NB_TEST_LDADD = libtcomm_internal.la $(CHECK_LIBS)
 
 check_PROGRAMS += test/mpi_nonblocking test/mpi_nonblocking_progress \
-	test/mpi_nonblocking_errors test/check_local_nonblocking
+	test/mpi_nonblocking_errors test/mpi_nonblocking_timeout \
+	test/check_local_nonblocking
 test_mpi_nonblocking_SOURCES = test/mpi_nonblocking.c \
 	test/mpi_nonblocking.h test/nonblocking_ref.h test/mpi_reference.c \
 	test/mpi_reference.h
@@ -22,11 +23,16 @@ check_PROGRAMS += test/mpi_nonblocking_single
 test_mpi_nonblocking_single_SOURCES = $(test_mpi_nonblocking_SOURCES)
 test_mpi_nonblocking_single_CFLAGS = $(NB_TEST_CFLAGS) -DNB_MPI_SINGLE
 test_mpi_nonblocking_single_LDADD = $(NB_TEST_LDADD)
+NB_SAFETY_SOURCES = test/mpi_nonblocking_safety.h test/mpi_safety.h \
+	test/nonblocking_ref.h test/mpi_reference.c test/mpi_reference.h
 test_mpi_nonblocking_errors_SOURCES = test/mpi_nonblocking_errors.c \
-	test/mpi_safety.h test/nonblocking_ref.h test/mpi_reference.c \
-	test/mpi_reference.h
+	$(NB_SAFETY_SOURCES)
 test_mpi_nonblocking_errors_CFLAGS = $(NB_TEST_CFLAGS)
 test_mpi_nonblocking_errors_LDADD = $(NB_TEST_LDADD)
+test_mpi_nonblocking_timeout_SOURCES = test/mpi_nonblocking_timeout.c \
+	$(NB_SAFETY_SOURCES)
+test_mpi_nonblocking_timeout_CFLAGS = $(NB_TEST_CFLAGS)
+test_mpi_nonblocking_timeout_LDADD = $(NB_TEST_LDADD)
 test_check_local_nonblocking_SOURCES = test/check_local_nonblocking.c \
 	test/nonblocking_ref.h test/mpi_reference.c test/mpi_reference.h
 test_check_local_nonblocking_CFLAGS = $(NB_TEST_CFLAGS)
@@ -46,4 +52,8 @@ TESTS += test/mpi_nonblocking-np1.mpitest test/mpi_nonblocking-np2.mpitest \
 	test/mpi_nonblocking_errors-np2.mpitest \
 	test/mpi_nonblocking_errors-np3.mpitest \
 	test/mpi_nonblocking_errors-np4.mpitest \
+	test/mpi_nonblocking_timeout-np1.mpitest \
+	test/mpi_nonblocking_timeout-np2.mpitest \
+	test/mpi_nonblocking_timeout-np3.mpitest \
+	test/mpi_nonblocking_timeout-np4.mpitest \
 	test/check_local_nonblocking
