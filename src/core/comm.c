@@ -148,6 +148,12 @@ tcomm_status_t tcomm_comm_set_attr(tcomm_comm_t *comm,
     int *field = attr_field(comm, attr);
     if (!field)
         return bad_attr(fn, attr);
+    /* The requests in flight run with the value they were started under,
+     * on every rank alike: complete them first (the thread restarts with
+     * the next start), else a rank whose thread had not reached one yet
+     * would run it with the new value, its peers with the old. */
+    if (comm->stop_progress && *field != value)
+        comm->stop_progress(comm);
     *field = value;
     return TCOMM_SUCCESS;
 }
