@@ -122,16 +122,9 @@ START_TEST(sim_tensors)
 }
 END_TEST
 
-/* all_to_all_start along dim 0 and dim 1, in place too.
- * LEAD: the MPI host all_to_all is on another branch (2+ ranks return
- * TCOMM_ERR_UNSUPPORTED here); after merging it, define
- * NB_ALL_TO_ALL_MULTI (or drop the #if) so that this runs at 2-4 ranks. */
+/* all_to_all_start along dim 0 and dim 1, in place too. */
 START_TEST(all_to_all_start)
 {
-#ifndef NB_ALL_TO_ALL_MULTI
-    if (nranks > 1)
-        return;
-#endif
     size_t n2 = 2 * (size_t)nranks;
     nb_spec_t s[3] = {{NB_A2A, TCOMM_F32, -1, 0, n2, 3},
                       {NB_A2A, TCOMM_I64, -1, 1, 3, n2},

@@ -57,3 +57,12 @@ TESTS += test/mpi_nonblocking-np1.mpitest test/mpi_nonblocking-np2.mpitest \
 	test/mpi_nonblocking_timeout-np3.mpitest \
 	test/mpi_nonblocking_timeout-np4.mpitest \
 	test/check_local_nonblocking
+
+# MPI_Finalize with requests in flight completes them first.
+check_PROGRAMS += test/mpi_nonblocking_finalize
+test_mpi_nonblocking_finalize_SOURCES = test/mpi_nonblocking_finalize.c
+test_mpi_nonblocking_finalize_LDADD = libtcomm_internal.la
+TESTS += test/mpi_nonblocking_finalize-np1.mpitest \
+	test/mpi_nonblocking_finalize-np2.mpitest \
+	test/mpi_nonblocking_finalize-np3.mpitest \
+	test/mpi_nonblocking_finalize-np4.mpitest
