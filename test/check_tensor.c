@@ -143,6 +143,35 @@ START_TEST(to_host_rejects_small_buffers)
 }
 END_TEST
 
+/* Host blocks: cache-line aligned, page aligned from 1 MiB, and a freed
+ * large block serves the next request of half its size or more (the
+ * allocating collectives in a loop get no fresh pages). */
+START_TEST(host_blocks_aligned_and_reused)
+{
+    size_t small[1] = {100}, big[1] = {1 << 20}, part[1] = {3 << 18};
+    size_t tiny[1] = {1 << 17};
+    tcomm_tensor_t *a = NULL, *b = NULL;
+    ck_assert_int_eq(tcomm_tensor_empty(g, TCOMM_F32, 1, small, &a),
+                     TCOMM_SUCCESS);
+    ck_assert_uint_eq((uintptr_t)tcomm_tensor_data(a) % 64, 0);
+    tcomm_tensor_release(a);
+    ck_assert_int_eq(tcomm_tensor_empty(g, TCOMM_F32, 1, big, &a),
+                     TCOMM_SUCCESS); /* 4 MiB */
+    void *data = tcomm_tensor_data(a);
+    ck_assert_uint_eq((uintptr_t)data % 4096, 0);
+    memset(data, 7, 4u << 20); /* all of it is ours */
+    tcomm_tensor_release(a);
+    ck_assert_int_eq(tcomm_tensor_empty(g2, TCOMM_F32, 1, part, &b),
+                     TCOMM_SUCCESS); /* 3 MiB: the cached block */
+    ck_assert_ptr_eq(tcomm_tensor_data(b), data);
+    ck_assert_int_eq(tcomm_tensor_empty(g, TCOMM_F32, 1, tiny, &a),
+                     TCOMM_SUCCESS); /* 512 KiB: not from the cache */
+    ck_assert_ptr_ne(tcomm_tensor_data(a), data);
+    tcomm_tensor_release(a);
+    tcomm_tensor_release(b);
+}
+END_TEST
+
 START_TEST(add_is_graph_affine)
 {
     float a[3] = {1, 2, 3}, b[3] = {10, 20, 30}, s[3];
@@ -184,6 +213,7 @@ Suite *tensor_suite(void)
     tcase_add_test(tc, bad_shapes_and_dtypes);
     tcase_add_test(tc, to_host_rejects_small_buffers);
     tcase_add_test(tc, add_is_graph_affine);
+    tcase_add_test(tc, host_blocks_aligned_and_reused);
     suite_add_tcase(s, tc);
     TCase *rc = tcase_create("refcount");
     tcase_add_test(rc, empty_is_zero_and_refcounted);
