@@ -20,14 +20,18 @@ lib_LTLIBRARIES += src/fortran/libtcomm_f.la
 src_fortran_libtcomm_f_la_SOURCES = src/fortran/tcomm.F90 \
 	src/fortran/tcomm_f.h src/fortran/tcomm_f.c src/fortran/tcomm_f_view.c \
 	src/fortran/tcomm_f_colls.c src/fortran/tcomm_f_check.c \
-	src/fortran/tcomm_f_all_to_all.c
+	src/fortran/tcomm_f_all_to_all.c src/fortran/tcomm_f_nonblocking.c
+EXTRA_DIST += src/fortran/tcomm_nb_spec.inc src/fortran/tcomm_nb_body.inc
 src_fortran_libtcomm_f_la_FCFLAGS = $(FC_MODOUT)src/fortran $(TCOMM_FC_DEFS)
 src_fortran_libtcomm_f_la_LIBADD = libtcomm.la
 src_fortran_libtcomm_f_la_LDFLAGS = -version-info $(TCOMM_LT_VERSION) \
 	-no-undefined
 
-# The module file comes with the library's Fortran object.
+# The module file comes with the library's Fortran object, which
+# includes the nonblocking calls' fragments (automake does not track
+# Fortran includes).
 tcomm_f_modobj = src/fortran/libtcomm_f_la-tcomm.lo
+$(tcomm_f_modobj): src/fortran/tcomm_nb_spec.inc src/fortran/tcomm_nb_body.inc
 src/fortran/tcomm.mod: $(tcomm_f_modobj)
 	@test -f $@ || { rm -f $(tcomm_f_modobj); \
 	    $(MAKE) $(AM_MAKEFLAGS) $(tcomm_f_modobj); }
