@@ -90,6 +90,17 @@ TESTS += test/fortran_errors-np1.mpitest test/fortran_errors-np2.mpitest \
 TESTS += test/fortran_contract-np1.mpitest test/fortran_contract-np2.mpitest \
 	test/fortran_contract-np3.mpitest test/fortran_contract-np4.mpitest
 
+# The nonblocking calls on an MPI_THREAD_MULTIPLE MPI (the progress
+# thread), at 1-4 ranks.
+check_PROGRAMS += test/fortran_nonblocking
+test_fortran_nonblocking_SOURCES = test/fortran/nonblocking.F90
+test_fortran_nonblocking_FCFLAGS = $(tcomm_f_prog_flags)
+test_fortran_nonblocking_LDADD = $(tcomm_f_prog_libs)
+TESTS += test/fortran_nonblocking-np1.mpitest \
+	test/fortran_nonblocking-np2.mpitest \
+	test/fortran_nonblocking-np3.mpitest \
+	test/fortran_nonblocking-np4.mpitest
+
 # A failure without ierr: the message, then error stop on every rank.
 check_PROGRAMS += test/fortran_nostat
 test_fortran_nostat_SOURCES = test/fortran/nostat.f90
@@ -116,7 +127,8 @@ $(test_fortran_colls_r4_OBJECTS) $(test_fortran_colls_r8_OBJECTS) \
 $(test_fortran_colls_i4_OBJECTS) $(test_fortran_colls_i8_OBJECTS) \
 $(test_fortran_colls_i1_OBJECTS) $(test_fortran_errors_OBJECTS) \
 $(test_fortran_contract_OBJECTS) $(test_fortran_nostat_OBJECTS) \
-$(test_fortran_f08_OBJECTS) $(examples_bin_heat2d_f_OBJECTS): \
+$(test_fortran_f08_OBJECTS) $(examples_bin_heat2d_f_OBJECTS) \
+$(test_fortran_nonblocking_OBJECTS): \
 	src/fortran/tcomm.mod
 
 # The contract program against the installed module and libraries, built
