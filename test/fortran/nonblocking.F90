@@ -137,15 +137,18 @@ contains
     end do
   end subroutine t_all_reduce_kinds
 
-  ! Gathers along dims 1, 2 and 3 of a (2, 3, 2) integer(4) array, all
-  ! outstanding, waited in the order 2, 3, 1.
+  ! Gathers along dims 1, 2 and 3 of a (2, 3, 2) integer(4) array, and
+  ! along dim 1 from a section into a section, all outstanding, waited in
+  ! the order 2, 4, 3, 1.
   subroutine t_all_gather_dims()
     integer(4), asynchronous :: s(2, 3, 2)
     integer(4), asynchronous, allocatable :: g1(:, :, :), g2(:, :, :), &
-                                             g3(:, :, :)
-    type(tcomm_request_t) :: req(3)
-    integer :: i, j, k, st(3), ord(3), n
-    allocate (g1(2 * np, 3, 2), g2(2, 3 * np, 2), g3(2, 3, 2 * np))
+                                             g3(:, :, :), w(:, :, :), &
+                                             gw(:, :, :)
+    type(tcomm_request_t) :: req(4)
+    integer :: i, j, k, st(4), ord(4), n
+    allocate (g1(2 * np, 3, 2), g2(2, 3 * np, 2), g3(2, 3, 2 * np), &
+              w(4, 3, 2), gw(4 * np, 3, 2))
     do k = 1, 2
       do j = 1, 3
         do i = 1, 2
@@ -153,17 +156,22 @@ contains
         end do
       end do
     end do
+    w = -5
+    w(2:4:2, :, :) = s
     g1 = -1
     g2 = -1
     g3 = -1
+    gw = -1
     call tcomm_all_gather_start(comm, s, g1, 1, req(1), st(1))
     call tcomm_all_gather_start(comm, s, g2, 2, req(2), st(2))
     call tcomm_all_gather_start(comm, s, g3, 3, req(3), st(3))
-    do n = 1, 3
+    call tcomm_all_gather_start(comm, w(2:4:2, :, :), gw(1:4 * np:2, :, :), &
+                                1, req(4), st(4))
+    do n = 1, 4
       call check_status('all_gather_start', st(n))
     end do
-    ord = [2, 3, 1]
-    do n = 1, 3
+    ord = [2, 4, 3, 1]
+    do n = 1, 4
       call tcomm_wait(req(ord(n)), st(n))
       call check_status('all_gather wait', st(n))
     end do
@@ -177,6 +185,11 @@ contains
                         real(val(n, lin3(i, j, k)), 8))
             call expect('all_gather dim 3', real(g3(i, j, k + 2 * n), 8), &
                         real(val(n, lin3(i, j, k)), 8))
+            call expect('all_gather sections', &
+                        real(gw(2 * (i + 2 * n) - 1, j, k), 8), &
+                        real(val(n, lin3(i, j, k)), 8))
+            call expect('all_gather outside the section', &
+                        real(gw(2 * (i + 2 * n), j, k), 8), -1.0d0)
           end do
         end do
       end do
