@@ -20,14 +20,18 @@ lib_LTLIBRARIES += src/fortran/libtcomm_f.la
 src_fortran_libtcomm_f_la_SOURCES = src/fortran/tcomm.F90 \
 	src/fortran/tcomm_f.h src/fortran/tcomm_f.c src/fortran/tcomm_f_view.c \
 	src/fortran/tcomm_f_colls.c src/fortran/tcomm_f_check.c \
-	src/fortran/tcomm_f_all_to_all.c
+	src/fortran/tcomm_f_all_to_all.c src/fortran/tcomm_f_nonblocking.c
+EXTRA_DIST += src/fortran/tcomm_nb_spec.inc src/fortran/tcomm_nb_body.inc
 src_fortran_libtcomm_f_la_FCFLAGS = $(FC_MODOUT)src/fortran $(TCOMM_FC_DEFS)
 src_fortran_libtcomm_f_la_LIBADD = libtcomm.la
 src_fortran_libtcomm_f_la_LDFLAGS = -version-info $(TCOMM_LT_VERSION) \
 	-no-undefined
 
-# The module file comes with the library's Fortran object.
+# The module file comes with the library's Fortran object, which
+# includes the nonblocking calls' fragments (automake does not track
+# Fortran includes).
 tcomm_f_modobj = src/fortran/libtcomm_f_la-tcomm.lo
+$(tcomm_f_modobj): src/fortran/tcomm_nb_spec.inc src/fortran/tcomm_nb_body.inc
 src/fortran/tcomm.mod: $(tcomm_f_modobj)
 	@test -f $@ || { rm -f $(tcomm_f_modobj); \
 	    $(MAKE) $(AM_MAKEFLAGS) $(tcomm_f_modobj); }
@@ -86,6 +90,17 @@ TESTS += test/fortran_errors-np1.mpitest test/fortran_errors-np2.mpitest \
 TESTS += test/fortran_contract-np1.mpitest test/fortran_contract-np2.mpitest \
 	test/fortran_contract-np3.mpitest test/fortran_contract-np4.mpitest
 
+# The nonblocking calls on an MPI_THREAD_MULTIPLE MPI (the progress
+# thread), at 1-4 ranks.
+check_PROGRAMS += test/fortran_nonblocking
+test_fortran_nonblocking_SOURCES = test/fortran/nonblocking.F90
+test_fortran_nonblocking_FCFLAGS = $(tcomm_f_prog_flags)
+test_fortran_nonblocking_LDADD = $(tcomm_f_prog_libs)
+TESTS += test/fortran_nonblocking-np1.mpitest \
+	test/fortran_nonblocking-np2.mpitest \
+	test/fortran_nonblocking-np3.mpitest \
+	test/fortran_nonblocking-np4.mpitest
+
 # A failure without ierr: the message, then error stop on every rank.
 check_PROGRAMS += test/fortran_nostat
 test_fortran_nostat_SOURCES = test/fortran/nostat.f90
@@ -112,7 +127,8 @@ $(test_fortran_colls_r4_OBJECTS) $(test_fortran_colls_r8_OBJECTS) \
 $(test_fortran_colls_i4_OBJECTS) $(test_fortran_colls_i8_OBJECTS) \
 $(test_fortran_colls_i1_OBJECTS) $(test_fortran_errors_OBJECTS) \
 $(test_fortran_contract_OBJECTS) $(test_fortran_nostat_OBJECTS) \
-$(test_fortran_f08_OBJECTS) $(examples_bin_heat2d_f_OBJECTS): \
+$(test_fortran_f08_OBJECTS) $(examples_bin_heat2d_f_OBJECTS) \
+$(test_fortran_nonblocking_OBJECTS): \
 	src/fortran/tcomm.mod
 
 # The contract program against the installed module and libraries, built

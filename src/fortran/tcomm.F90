@@ -16,6 +16,11 @@
 !   call tcomm_barrier(comm, ierr)
 !   call tcomm_comm_destroy(comm, ierr)
 !
+! Nonblocking (tcomm_nb_spec.inc, tcomm_nb_body.inc): tcomm_*_start with
+! the blocking call's arguments and a type(tcomm_request_t) req before
+! ierr; tcomm_wait(req, ierr), tcomm_test(req, done, ierr),
+! tcomm_wait_all(reqs, ierr). The buffers are `asynchronous`.
+!
 ! Buffers are real(4), real(8), integer(1), integer(4) or integer(8)
 ! arrays of any rank up to 8 (or scalars), contiguous or not. dim is a
 ! Fortran dimension (1-based); root and ranks are 0-based, as in MPI;
@@ -180,6 +185,8 @@ module tcomm
       integer(c_int), value :: len
     end function c_status_text
   end interface
+
+#include "tcomm_nb_spec.inc"
 
 contains
 
@@ -348,5 +355,7 @@ contains
                                int(size(send_sizes), c_int), &
                                int(concat_dim, c_int)), ierr)
   end subroutine tcomm_all_to_all_v
+
+#include "tcomm_nb_body.inc"
 
 end module tcomm

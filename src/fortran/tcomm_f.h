@@ -41,6 +41,9 @@ int tcomm_f_view_open(tcomm_f_comm_t *fc, const char *fn, const char *arg,
                       tcomm_f_view_t *v);
 /* Release the tensor; copy_out: copy the temporary back to the array. */
 void tcomm_f_view_close(tcomm_f_view_t *v, int copy_out);
+/* Copy a view's temporary @p packed back to the array @p d (a
+ * nonblocking call's recvbuf, at its wait). */
+void tcomm_f_view_unpack(const CFI_cdesc_t *d, const void *packed);
 
 /* "real(4)", "integer(8)", ... of a dtype. */
 const char *tcomm_f_type_name(tcomm_dtype_t dtype);

@@ -168,6 +168,11 @@ int tcomm_f_view_open(tcomm_f_comm_t *fc, const char *fn, const char *arg,
     return TCOMM_SUCCESS;
 }
 
+void tcomm_f_view_unpack(const CFI_cdesc_t *d, const void *packed)
+{
+    copy_strided(d, (char *)packed, 0);
+}
+
 void tcomm_f_view_close(tcomm_f_view_t *v, int copy_out)
 {
     if (v->tmp && copy_out)
