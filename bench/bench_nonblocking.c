@@ -166,13 +166,16 @@ static double loop(bench_run_t *r, int side, long n, double seconds,
 }
 
 /* Warm-up of a side, then the iterations it may run: -i, capped so that
- * one loop takes about --max-time, at least BENCH_MIN_ITERS (rank 0's
- * choice on every rank). */
+ * both loops (pure, then overall: a call and a compute of about a call,
+ * which takes longer when sleeping, nanosleep's granularity) take about
+ * --max-time together, at least BENCH_MIN_ITERS (rank 0's choice on
+ * every rank). */
 static long warm_and_pick(bench_run_t *r, int side, long iters, long warmup)
 {
     double lat = loop(r, side, warmup > 0 ? warmup : 1, -1.0, NULL);
     if (r->opt->max_time > 0.0) {
-        long cap = lat > 0.0 ? (long)(r->opt->max_time / lat) : iters;
+        double per = 2.0 * lat + compute(r, lat); /* both loops' call */
+        long cap = per > 0.0 ? (long)(r->opt->max_time / per) : iters;
         iters = cap < iters ? cap : iters;
         iters = iters < BENCH_MIN_ITERS ? BENCH_MIN_ITERS : iters;
         bench_sync_bcast_long(r, &iters);
