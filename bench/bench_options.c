@@ -84,6 +84,7 @@ static void usage(const bench_coll_t *coll, const bench_opts_t *opt)
            "      --alloc          time the allocating forms, not _into\n"
            "      --max-time S     cap each size's timed loop at about S "
            "seconds\n"
+           "%s"
            "      --backend B      mpi (default), gloo (over TCP, host "
            "only) or local\n"
            "                       (ranks as threads of one process, no "
@@ -91,7 +92,15 @@ static void usage(const bench_coll_t *coll, const bench_opts_t *opt)
            "      --threads N      local: N ranks as threads (default 2, "
            "at most %d)\n"
            "  -h, --help           this text;  -v, --version\n",
-           opt->prog, opt->prog, coll->title, BENCH_MAX_THREADS);
+           opt->prog, opt->prog, coll->title,
+           opt->nonblocking
+               ? "      --compute M      busy (default: OSU's compute loop) "
+                 "or sleep (the core\n"
+                 "                       free) between start and wait\n"
+                 "      --blocking-ref   time the blocking call too "
+                 "(Blocking column)\n"
+               : "",
+           BENCH_MAX_THREADS);
 }
 
 /* A non-negative integer with an optional K, M or G suffix (binary). */
@@ -188,7 +197,8 @@ static bench_backend_t parse_backend(const bench_opts_t *opt, const char *s)
 
 enum {
     OPT_DIM = 256, OPT_BASELINE, OPT_JSON, OPT_ALLOC, OPT_MAX_TIME,
-    OPT_BACKEND, OPT_THREADS, OPT_SPLIT_DIM, OPT_CONCAT_DIM, OPT_UNEVEN
+    OPT_BACKEND, OPT_THREADS, OPT_SPLIT_DIM, OPT_CONCAT_DIM, OPT_UNEVEN,
+    OPT_COMPUTE, OPT_BLOCKING_REF
 };
 
 static const struct option longopts[] = {
@@ -211,6 +221,8 @@ static const struct option longopts[] = {
     {"split-dim", required_argument, NULL, OPT_SPLIT_DIM},
     {"concat-dim", required_argument, NULL, OPT_CONCAT_DIM},
     {"uneven", no_argument, NULL, OPT_UNEVEN},
+    {"compute", required_argument, NULL, OPT_COMPUTE},
+    {"blocking-ref", no_argument, NULL, OPT_BLOCKING_REF},
     {NULL, 0, NULL, 0},
 };
 
@@ -300,6 +312,20 @@ static void parse_one(int c, char **argv, const bench_coll_t *coll,
         opt->threads = (int)parse_count(opt, "--threads", optarg, 1,
                                         BENCH_MAX_THREADS);
         break;
+    case OPT_COMPUTE:
+    case OPT_BLOCKING_REF:
+        if (!opt->nonblocking)
+            bench_die_usage(opt, "%s: only the nonblocking programs have it "
+                            "(osu_tcomm_i%s)", c == OPT_COMPUTE ? "--compute"
+                            : "--blocking-ref", coll->name);
+        if (c == OPT_BLOCKING_REF)
+            opt->blocking_ref = 1;
+        else if (strcmp(optarg, "busy") && strcmp(optarg, "sleep"))
+            bench_die_usage(opt, "--compute: unknown mode '%s' (use busy or "
+                            "sleep)", optarg);
+        else
+            opt->compute_sleep = strcmp(optarg, "sleep") == 0;
+        break;
     case ':':
         bench_die_usage(opt, "option %s needs a value", bad_option(argv, 0));
     default:
@@ -328,11 +354,25 @@ static void check_backend(bench_opts_t *opt)
                         "only (use --backend mpi or local)");
 }
 
-void bench_parse(int argc, char **argv, const bench_coll_t *coll,
-                 bench_opts_t *opt)
+/* The forms that have no nonblocking start. */
+static void check_nonblocking(bench_opts_t *opt)
+{
+    if (!opt->nonblocking)
+        return;
+    if (opt->alloc)
+        bench_die_usage(opt, "--alloc: the nonblocking starts write into a "
+                        "caller-owned out (drop --alloc)");
+    if (opt->uneven)
+        bench_die_usage(opt, "--uneven: tcomm_all_to_all_v has no "
+                        "nonblocking start (use osu_tcomm_alltoall)");
+}
+
+static void parse(int argc, char **argv, const bench_coll_t *coll,
+                  int nonblocking, bench_opts_t *opt)
 {
     const char *slash = strrchr(argv[0], '/');
     memset(opt, 0, sizeof(*opt));
+    opt->nonblocking = nonblocking;
     opt->prog = slash ? slash + 1 : argv[0];
     if (strncmp(opt->prog, "lt-", 3) == 0) /* libtool's uninstalled copy */
         opt->prog += 3;
@@ -366,4 +406,17 @@ void bench_parse(int argc, char **argv, const bench_coll_t *coll,
         bench_die_usage(opt, "-m: MAX %zu is smaller than one %s element",
                         opt->max_bytes, bench_dtype_name(opt->dtype));
     check_backend(opt);
+    check_nonblocking(opt);
+}
+
+void bench_parse(int argc, char **argv, const bench_coll_t *coll,
+                 bench_opts_t *opt)
+{
+    parse(argc, argv, coll, 0, opt);
+}
+
+void bench_parse_nonblocking(int argc, char **argv, const bench_coll_t *coll,
+                             bench_opts_t *opt)
+{
+    parse(argc, argv, coll, 1, opt);
 }

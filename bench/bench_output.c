@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "bench_nonblocking.h"
 #include "bench_output.h"
 
 #define SIZE_W 10
@@ -104,6 +105,8 @@ FILE *bench_json_open(const bench_run_t *r)
             o->alloc || o->uneven ? "allocating" : "into", BENCH_BLOCKS);
     if (r->coll->kind == BENCH_ALLTOALL)
         bench_alltoall_json(f, r);
+    if (o->nonblocking)
+        bench_nb_json(f, r);
     fprintf(f, "\"results\": [");
     return f;
 }

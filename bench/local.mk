@@ -17,6 +17,8 @@ bench_libtcomm_bench_la_SOURCES = \
 	bench/bench_backend.h \
 	bench/bench_colls.c \
 	bench/bench_data.c \
+	bench/bench_nonblocking.c \
+	bench/bench_nonblocking.h \
 	bench/bench_options.c \
 	bench/bench_output.c \
 	bench/bench_output.h \
@@ -63,6 +65,41 @@ bench_osu_tcomm_alltoall_CPPFLAGS = $(BENCH_CPPFLAGS) \
 	-DTCOMM_BENCH_COLL=alltoall
 bench_osu_tcomm_alltoall_LDADD = $(BENCH_LDADD)
 
+# The nonblocking programs, osu_tcomm_i<collective>: the same source
+# with -DTCOMM_BENCH_NONBLOCKING (OSU's nonblocking layout).
+BENCH_NB_CPPFLAGS = $(BENCH_CPPFLAGS) -DTCOMM_BENCH_NONBLOCKING
+bin_PROGRAMS += \
+	bench/osu_tcomm_iallreduce \
+	bench/osu_tcomm_iallgather \
+	bench/osu_tcomm_ireduce_scatter \
+	bench/osu_tcomm_ibcast \
+	bench/osu_tcomm_ialltoall
+
+bench_osu_tcomm_iallreduce_SOURCES = bench/osu_tcomm.c
+bench_osu_tcomm_iallreduce_CPPFLAGS = $(BENCH_NB_CPPFLAGS) \
+	-DTCOMM_BENCH_COLL=allreduce
+bench_osu_tcomm_iallreduce_LDADD = $(BENCH_LDADD)
+
+bench_osu_tcomm_iallgather_SOURCES = bench/osu_tcomm.c
+bench_osu_tcomm_iallgather_CPPFLAGS = $(BENCH_NB_CPPFLAGS) \
+	-DTCOMM_BENCH_COLL=allgather
+bench_osu_tcomm_iallgather_LDADD = $(BENCH_LDADD)
+
+bench_osu_tcomm_ireduce_scatter_SOURCES = bench/osu_tcomm.c
+bench_osu_tcomm_ireduce_scatter_CPPFLAGS = $(BENCH_NB_CPPFLAGS) \
+	-DTCOMM_BENCH_COLL=reduce_scatter
+bench_osu_tcomm_ireduce_scatter_LDADD = $(BENCH_LDADD)
+
+bench_osu_tcomm_ibcast_SOURCES = bench/osu_tcomm.c
+bench_osu_tcomm_ibcast_CPPFLAGS = $(BENCH_NB_CPPFLAGS) \
+	-DTCOMM_BENCH_COLL=bcast
+bench_osu_tcomm_ibcast_LDADD = $(BENCH_LDADD)
+
+bench_osu_tcomm_ialltoall_SOURCES = bench/osu_tcomm.c
+bench_osu_tcomm_ialltoall_CPPFLAGS = $(BENCH_NB_CPPFLAGS) \
+	-DTCOMM_BENCH_COLL=alltoall
+bench_osu_tcomm_ialltoall_LDADD = $(BENCH_LDADD)
+
 # The row of one size from the ranks' figures (Check).
 check_PROGRAMS += test/bench_combine
 test_bench_combine_SOURCES = test/bench_combine.c
@@ -86,6 +123,7 @@ bench: all
 		'$(top_srcdir)/bench/plot.gp'
 
 EXTRA_DIST += scripts/bench-sweep.sh scripts/bench-summary.sh bench/plot.gp \
+	scripts/bench-summary-nb.sh \
 	doc/performance.md doc/performance/allreduce.png \
 	doc/performance/allgather.png doc/performance/reduce_scatter.png \
 	doc/performance/bcast.png doc/performance/barrier.png \

@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* osu_tcomm_<collective>: one source for the six programs; the build
  * names the collective with -DTCOMM_BENCH_COLL=<name> (bench/local.mk).
+ * With -DTCOMM_BENCH_NONBLOCKING it is osu_tcomm_i<collective> instead:
+ * the nonblocking starts timed in OSU's nonblocking layout
+ * (bench_nonblocking.c), under MPI_THREAD_MULTIPLE so that tcomm's
+ * progress thread may run them.
  * Buffers are allocated once at the largest size; each size wraps them in
  * tensors (host) or copies them into device tensors (-d cuda), outside the
  * timed loop, and calls the _into collectives into a preallocated output
@@ -11,7 +15,14 @@
 #include <string.h>
 
 #include "bench_backend.h"
+#include "bench_nonblocking.h"
 #include "bench_timing.h"
+
+#ifdef TCOMM_BENCH_NONBLOCKING
+#define NONBLOCKING 1
+#else
+#define NONBLOCKING 0
+#endif
 
 #ifndef TCOMM_BENCH_COLL
 #error "build with -DTCOMM_BENCH_COLL=allreduce (or another collective)"
@@ -142,7 +153,10 @@ static int validate(bench_run_t *r)
         bench_poison(r->out_buf, out_bytes);
         make_tensors(r);
     }
-    bench_call(r);
+    if (r->opt->nonblocking)
+        bench_nb_call(r);
+    else
+        bench_call(r);
     if (r->coll->sized) {
         tcomm_tensor_t *t = r->result ? r->result : r->out ? r->out : r->in;
         const void *data = tcomm_tensor_data(t);
@@ -171,17 +185,25 @@ static void run_sizes(bench_run_t *r, FILE *json, int *failed)
     int first = 1;
     for (size_t bytes = lo; bytes <= hi; bytes = bytes ? bytes * 2 : 1) {
         bench_result_t res = {0};
+        bench_nb_result_t nb = {0};
         r->bytes = bytes;
         if (r->coll->setup(r, bytes) < BENCH_SIZE_ROUNDED)
             continue; /* skipped: bench_sizes_print said so */
         if (r->coll->sized)
             bench_fill_input(r);
         make_tensors(r);
-        bench_time_size(r, &res);
-        res.valid = o->validate ? validate(r) : 1;
+        if (o->nonblocking)
+            bench_nb_time_size(r, &nb);
+        else
+            bench_time_size(r, &res);
+        res.valid = nb.valid = o->validate ? validate(r) : 1;
         *failed |= !res.valid;
         drop_tensors(r);
-        if (r->rank == 0) {
+        if (r->rank == 0 && o->nonblocking) {
+            bench_nb_print_row(r, &nb);
+            if (json)
+                bench_nb_json_row(json, r, &nb, first);
+        } else if (r->rank == 0) {
             bench_print_row(r, &res);
             if (json)
                 bench_json_row(json, r, &res, first);
@@ -201,7 +223,9 @@ static int run_rank(bench_run_t *r, void *json)
     if (!code)
         code = alloc_buffers(r);
     if (!code) {
-        if (r->rank == 0)
+        if (r->rank == 0 && r->opt->nonblocking)
+            bench_nb_print_header(r);
+        else if (r->rank == 0)
             bench_print_header(r);
         run_sizes(r, r->rank == 0 ? json : NULL, &failed);
     }
@@ -223,8 +247,14 @@ int main(int argc, char **argv)
     bench_run_t proto;
     FILE *json = NULL;
 
-    bench_parse(argc, argv, coll, &opt);
-    MPI_Init(&argc, &argv);
+    if (NONBLOCKING) {
+        int provided; /* below MULTIPLE: each start completes the call */
+        bench_parse_nonblocking(argc, argv, coll, &opt);
+        MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    } else {
+        bench_parse(argc, argv, coll, &opt);
+        MPI_Init(&argc, &argv);
+    }
     bench_world_open(&opt, &world);
     memset(&proto, 0, sizeof(proto));
     proto.opt = &opt;

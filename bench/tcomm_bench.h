@@ -63,6 +63,9 @@ typedef struct {
     double max_time;       /* --max-time S: cap per size and side */
     bench_backend_t backend; /* --backend */
     int threads;           /* --threads (local: ranks as threads) */
+    int nonblocking;       /* an osu_tcomm_i<collective> program */
+    int compute_sleep;     /* --compute sleep (nonblocking; else busy) */
+    int blocking_ref;      /* --blocking-ref (nonblocking) */
 } bench_opts_t;
 
 struct bench_run;
@@ -153,6 +156,9 @@ void bench_sizes_print(bench_run_t *r);
  * Messages are printed by the rank that would be rank 0. */
 void bench_parse(int argc, char **argv, const bench_coll_t *coll,
                  bench_opts_t *opt);
+/* The same for the nonblocking programs (--compute, --blocking-ref). */
+void bench_parse_nonblocking(int argc, char **argv, const bench_coll_t *coll,
+                             bench_opts_t *opt);
 void bench_die_usage(const bench_opts_t *opt, const char *fmt, ...)
     __attribute__((format(printf, 2, 3), noreturn));
 int bench_launcher_rank(void);

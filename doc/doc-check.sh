@@ -88,9 +88,11 @@ help_options() {
         grep -oE -- '-[a-zA-Z]'
 }
 
-# the harness's options, from the six programs' own help
+# the harness's options, from the programs' own help (the nonblocking
+# ones' too: osu_tcomm_allreduce.1 names their options as well)
 : >"$tmp/hopts"
-for p in allreduce allgather reduce_scatter bcast barrier alltoall; do
+for p in allreduce allgather reduce_scatter bcast barrier alltoall \
+    iallreduce iallgather ireduce_scatter ibcast ialltoall; do
     "$build/bench/osu_tcomm_$p" -h >"$tmp/help" 2>&1 ||
         { echo "FAIL: osu_tcomm_$p -h failed"; status=1; }
     help_options "$tmp/help" >>"$tmp/hopts"

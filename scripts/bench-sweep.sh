@@ -4,7 +4,8 @@
 # --baseline -c -f, f32 and bf16 (and f16, and TCOMM_CHECK=0 for
 # allreduce), dims 0 and 1 for allgather and reduce_scatter, the four
 # (split, concat) pairs and the uneven dim-0 form of alltoall, 4 B to
-# 16 MiB (alltoall: per rank and peer, as OSU's osu_alltoall).
+# 16 MiB (alltoall: per rank and peer, as OSU's osu_alltoall); then the
+# nonblocking osu_tcomm_i* programs in both compute modes (issue 17).
 # Leaves bench/results/<name>.txt, .json, .dat, a PNG per collective and
 # summary.txt, and prints the summary with the speed targets of issues 4
 # and 16.
@@ -102,6 +103,43 @@ run alltoall_f32_s0c0_nocheck alltoall TCOMM_CHECK=0 -- -T f32
 run alltoall_bf16_s0c0 alltoall -- -T bf16
 run alltoall_v_f32_dim0 alltoall -- -T f32 --uneven
 
+# The nonblocking programs (issue 17): OSU's nonblocking layout, both
+# compute modes, MPI_I* and the blocking call in the same run; sizes
+# BENCH_NB_SIZES (4:4M), each size and side capped at BENCH_NB_MAX_TIME s.
+nbsizes=${BENCH_NB_SIZES:-4:4M}
+nbmaxtime=${BENCH_NB_MAX_TIME:-0.05}
+# nbrun NAME PROGRAM COMPUTE
+nbrun() {
+    echo "$1" | grep -Eq "$only" || return 0
+    printf 'bench: %s' "$1" >&2
+    t0=$(date +%s)
+    # shellcheck disable=SC2086
+    $nice "$mpirun" $mpiflags -np "$np" "$bindir/osu_tcomm_$2" \
+        -m "$nbsizes" -c --baseline --blocking-ref --compute "$3" \
+        -i 2000 --max-time "$nbmaxtime" --json "$outdir/$1.json" \
+        > "$outdir/$1.txt"
+    nbdat < "$outdir/$1.json" > "$outdir/$1.nbdat"
+    echo " ($(($(date +%s) - t0)) s)" >&2
+}
+# bytes overall compute pure overlap blocking mpi_overall mpi_compute
+# mpi_pure mpi_overlap
+nbdat() {
+    awk 'function num(key,   s) {
+             if (!match($0, "\"" key "\": [-0-9.e+]+")) return "nan"
+             s = substr($0, RSTART, RLENGTH); sub(/.*: /, "", s); return s
+         }
+         /"bytes":/ { print num("bytes"), num("overall_us"),
+                            num("compute_us"), num("pure_us"),
+                            num("overlap_pct"), num("blocking_us"),
+                            num("mpi_overall_us"), num("mpi_compute_us"),
+                            num("mpi_pure_us"), num("mpi_overlap_pct") }'
+}
+for c in iallreduce iallgather ireduce_scatter ibcast ialltoall; do
+    for m in busy sleep; do
+        nbrun "${c}_$m" "$c" "$m"
+    done
+done
+
 # A PNG per collective: latency against size, tcomm and raw MPI.
 if command -v gnuplot > /dev/null 2>&1; then
     for c in allreduce allgather reduce_scatter bcast barrier alltoall; do
@@ -125,7 +163,10 @@ fi
 echo "# load average after: $(load)" >> "$outdir/environment.txt"
 {
     cat "$outdir/environment.txt"
-    sh "$(dirname "$0")/bench-summary.sh" "$outdir"
+    if ls "$outdir"/*.dat > /dev/null 2>&1; then # none with BENCH_ONLY=^i
+        sh "$(dirname "$0")/bench-summary.sh" "$outdir"
+    fi
+    sh "$(dirname "$0")/bench-summary-nb.sh" "$outdir"
     echo "# make bench: $(($(date +%s) - start)) s"
 } | tee "$outdir/summary.txt"
 echo "bench: results in $outdir"
