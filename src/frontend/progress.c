@@ -6,6 +6,7 @@
  * the ranks' order per communicator, which is all that MPI matching and
  * the agreement need; it sleeps on a condition variable when idle. */
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 
 #include "tcomm_progress.h"
@@ -18,6 +19,7 @@ struct tcomm_progress {
     tcomm_request_t *head, *tail;
     int pending; /* queued or running */
     int running; /* a request is being run (by the thread or a waiter) */
+    int sleeping; /* the thread waits on `work` */
     int stop;
 };
 
@@ -45,7 +47,7 @@ static void complete(tcomm_progress_t *p, tcomm_request_t *r,
     pthread_mutex_lock(&p->lock);
     p->pending--;
     p->running = 0;
-    if (p->head || p->stop) /* the thread may be waiting for its turn */
+    if ((p->head || p->stop) && p->sleeping) /* waiting for its turn */
         pthread_cond_signal(&p->work);
     if (r->orphan)
         free(r);
@@ -55,15 +57,39 @@ static void complete(tcomm_progress_t *p, tcomm_request_t *r,
     pthread_mutex_unlock(&p->lock);
 }
 
+/* The thread yields GRACE_SPINS times before it takes a fresh request,
+ * and IDLE_SPINS times before it sleeps: a start followed at once by its
+ * wait then neither wakes it (a system call) nor loses the request to it
+ * (a wake-up of the waiter). A few microseconds each. */
+#define GRACE_SPINS 8
+#define IDLE_SPINS 64
+
 static void *progress_main(void *arg)
 {
     tcomm_comm_t *comm = arg;
     tcomm_progress_t *p = comm->progress;
     pthread_mutex_lock(&p->lock);
     for (;;) {
-        tcomm_request_t *r;
-        while (!(r = take(p)) && !(p->stop && !p->head && !p->running))
+        tcomm_request_t *r = NULL;
+        for (int spins = 0;; spins++) {
+            if (p->stop && !p->head && !p->running)
+                break;
+            /* a fresh request: give a waiter the chance to run it first
+             * (start; wait), a queue that stays: take it */
+            if (p->head && !p->running && spins >= GRACE_SPINS &&
+                (r = take(p)))
+                break;
+            if (spins < IDLE_SPINS) { /* a start may follow soon */
+                pthread_mutex_unlock(&p->lock);
+                sched_yield();
+                pthread_mutex_lock(&p->lock);
+                continue;
+            }
+            p->sleeping = 1;
             pthread_cond_wait(&p->work, &p->lock);
+            p->sleeping = 0;
+            spins = 0;
+        }
         if (!r)
             break; /* stopping, and nothing left */
         pthread_mutex_unlock(&p->lock);
@@ -138,7 +164,8 @@ tcomm_status_t tcomm_progress_submit(tcomm_request_t *r)
         p->head = r;
     p->tail = r;
     p->pending++;
-    pthread_cond_signal(&p->work);
+    if (p->sleeping)
+        pthread_cond_signal(&p->work);
     pthread_mutex_unlock(&p->lock);
     return TCOMM_SUCCESS;
 }
@@ -146,7 +173,10 @@ tcomm_status_t tcomm_progress_submit(tcomm_request_t *r)
 /* A waiter whose request the thread has not taken yet runs the queue up
  * to it itself, in order, instead of waking the thread and sleeping: a
  * start followed at once by its wait costs what the blocking call does
- * (the thread gets the CPU only when there is time to overlap). */
+ * (the thread gets the CPU only when there is time to overlap). While the
+ * thread runs it, the waiter yields a while before it sleeps: a wake-up
+ * costs more than a short collective. */
+#define WAIT_SPINS 200
 tcomm_status_t tcomm_progress_wait(tcomm_request_t *r)
 {
     if (!tcomm_progress_done(r)) {
@@ -154,8 +184,15 @@ tcomm_status_t tcomm_progress_wait(tcomm_request_t *r)
         tcomm_progress_t *p = comm->progress;
         __atomic_add_fetch(&comm->async_waiters, 1, __ATOMIC_ACQ_REL);
         pthread_mutex_lock(&p->lock);
-        while (!tcomm_progress_done(r)) {
+        for (int spins = 0; !tcomm_progress_done(r);) {
             tcomm_request_t *next = take(p);
+            if (!next && spins < WAIT_SPINS) { /* the thread is on it */
+                pthread_mutex_unlock(&p->lock);
+                sched_yield();
+                spins++;
+                pthread_mutex_lock(&p->lock);
+                continue;
+            }
             if (!next) {
                 pthread_cond_wait(&p->done, &p->lock);
                 continue;
