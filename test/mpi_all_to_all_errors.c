@@ -11,21 +11,6 @@
 
 static const tcomm_status_t INV = TCOMM_ERR_INVALID_ARG;
 
-/* Rank `bad` errs with `status` and `key`; the others get
- * TCOMM_ERR_MISMATCH quoting it. */
-static void expect_one(tcomm_status_t st, int bad, tcomm_status_t status,
-                       const char *fn, const char *key)
-{
-    char want[256];
-    if (rank == bad) {
-        expect(st, status, fn, key, (char *)NULL);
-        return;
-    }
-    snprintf(want, sizeof want, "%s: rank %d rejected the call: %s", fn,
-             bad, key);
-    expect(st, TCOMM_ERR_MISMATCH, want, (char *)NULL);
-}
-
 /* Errors every rank makes alike, with TCOMM_CHECK = _i. */
 START_TEST(same_error_on_every_rank)
 {

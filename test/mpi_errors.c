@@ -85,22 +85,6 @@ START_TEST(same_error_on_every_rank)
 }
 END_TEST
 
-/* Rank `bad` makes the error, the others call correctly: the bad rank
- * gets `status` and the sentence `key`; every other rank gets
- * TCOMM_ERR_MISMATCH with "rank BAD rejected the call: KEY". */
-static void expect_one(tcomm_status_t st, int bad, tcomm_status_t status,
-                       const char *fn, const char *key)
-{
-    char want[256];
-    if (rank == bad) {
-        expect(st, status, fn, key, (char *)NULL);
-        return;
-    }
-    snprintf(want, sizeof want, "%s: rank %d rejected the call: %s", fn,
-             bad, key);
-    expect(st, TCOMM_ERR_MISMATCH, want, (char *)NULL);
-}
-
 START_TEST(error_on_one_rank_only)
 {
     int bad = nranks - 1 > 1 ? 1 : nranks - 1;

@@ -43,7 +43,7 @@ static tcomm_tensor_t *make(tcomm_graph_t *g, tcomm_dtype_t d, int nd,
                             const size_t *s)
 {
     size_t n = prod(nd, s);
-    double *v = malloc(n * sizeof *v + 1);
+    double *v = calloc(n + 1, sizeof *v);
     for (size_t i = 0; i < n; i++)
         v[i] = rank * 100.0 + (double)i;
     tcomm_tensor_t *t = NULL, *f64 = NULL;
@@ -106,6 +106,23 @@ static void expect(tcomm_status_t st, tcomm_status_t want, ...)
         ck_assert_msg(strstr(msg, k), "rank %d: \"%s\" lacks \"%s\"", rank,
                       msg, k);
     va_end(ap);
+}
+
+/* Rank `bad` makes the error, the others call correctly: the bad rank
+ * gets `status` and the sentence `key`; every other rank gets
+ * TCOMM_ERR_MISMATCH with "rank BAD rejected the call: KEY". */
+static inline void expect_one(tcomm_status_t st, int bad,
+                              tcomm_status_t status,
+                              const char *fn, const char *key)
+{
+    char want[256];
+    if (rank == bad) {
+        expect(st, status, fn, key, (char *)NULL);
+        return;
+    }
+    snprintf(want, sizeof want, "%s: rank %d rejected the call: %s", fn,
+             bad, key);
+    expect(st, TCOMM_ERR_MISMATCH, want, (char *)NULL);
 }
 
 /* The next valid collective on comm succeeds with the right result: an
