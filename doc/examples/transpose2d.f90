@@ -95,6 +95,7 @@ program transpose2d
       g(1, 1, 1), g(2, 1, 1), 'i, max |parallel - serial| = ', diff, ': ', &
       merge('PASS', 'FAIL', diff == 0)
 
+  deallocate (x, y, g) ! a main program's arrays live until exit otherwise
   call tcomm_comm_destroy(comm)
   call MPI_Finalize(ierr)
   if (diff /= 0) error stop 1
