@@ -40,10 +40,7 @@ static tcomm_request_t *take(tcomm_progress_t *p)
 static void complete(tcomm_progress_t *p, tcomm_request_t *r,
                      tcomm_status_t st)
 {
-    tcomm_error_keep(&r->result);
-    r->result.status = st;
-    for (int i = 0; i < 2; i++)
-        tcomm_tensor_release(r->hold[i]);
+    tcomm_request_finish(r, st);
     pthread_mutex_lock(&p->lock);
     p->pending--;
     p->running = 0;

@@ -29,11 +29,7 @@ static void hold(tcomm_request_t *r)
 /* Runs r where the caller is: complete when this returns. */
 static void run_here(tcomm_request_t *r)
 {
-    tcomm_status_t st = tcomm_frontend_run(r->comm, &r->call);
-    tcomm_error_keep(&r->result);
-    r->result.status = st;
-    for (int i = 0; i < 2; i++)
-        tcomm_tensor_release(r->hold[i]);
+    tcomm_request_finish(r, tcomm_frontend_run(r->comm, &r->call));
     __atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);
 }
 

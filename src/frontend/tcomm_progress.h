@@ -20,6 +20,17 @@ struct tcomm_request {
     tcomm_request_t *next;
 };
 
+/* r's outcome: its status and this thread's sentence, and its tensors
+ * released (the caller then marks it done). */
+static inline void tcomm_request_finish(tcomm_request_t *r,
+                                        tcomm_status_t st)
+{
+    tcomm_error_keep(&r->result);
+    r->result.status = st;
+    for (int i = 0; i < 2; i++)
+        tcomm_tensor_release(r->hold[i]);
+}
+
 /* The blocking path (collectives.c): trace, validate, agree, dispatch. */
 tcomm_status_t tcomm_frontend_run(tcomm_comm_t *comm, const tcomm_call_t *c);
 
