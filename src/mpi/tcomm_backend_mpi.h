@@ -19,7 +19,7 @@ typedef struct tcomm_mpi_state {
     unsigned paths_logged; /* TCOMM_DEBUG=INFO: paths already reported */
     struct tcomm_timeout *timeout; /* TCOMM_TIMEOUT > 0: src/mpi/timeout.c */
     struct tcomm_shm_min *shm_min; /* one node, no timeout: shm_min.c */
-    uint64_t bcast_seq; /* calls of tcomm_shm_bcast so far */
+    uint64_t node_seq; /* single-copy calls so far (node_call.c) */
     struct tcomm_mpi_state *next_live; /* src/mpi/finalize_hook.c */
 } tcomm_mpi_state_t;
 

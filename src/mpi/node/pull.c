@@ -122,3 +122,62 @@ int tcomm_node_read_rows(pid_t pid, uint64_t remote, char *out, size_t col,
     }
     return 1;
 }
+
+/* One system call moves at most about 2 GiB (MAX_RW_COUNT): go in
+ * pieces of 1 GiB. */
+#define PIECE ((size_t)1 << 30)
+
+static int move(pid_t pid, char *here, uint64_t remote, size_t len,
+                int write)
+{
+    for (size_t off = 0; off < len; off += PIECE) {
+        size_t k = len - off < PIECE ? len - off : PIECE;
+        struct iovec loc = {here + off, k};
+        struct iovec rem = {(void *)(uintptr_t)(remote + off), k};
+        ssize_t got = write ? process_vm_writev(pid, &loc, 1, &rem, 1, 0)
+                            : process_vm_readv(pid, &loc, 1, &rem, 1, 0);
+        if (got != (ssize_t)k) /* short only on an error part way */
+            return 0;
+    }
+    return 1;
+}
+
+int tcomm_node_read(pid_t pid, void *here, uint64_t remote, size_t len)
+{
+    return move(pid, here, remote, len, 0);
+}
+
+int tcomm_node_write(pid_t pid, const void *here, uint64_t remote,
+                     size_t len)
+{
+    return move(pid, (char *)(uintptr_t)here, remote, len, 1);
+}
+
+int tcomm_node_read_strided(pid_t pid, void *here, uint64_t remote,
+                            size_t stride, size_t rows, size_t rb)
+{
+    struct iovec rem[IOV_MAX < 1024 ? IOV_MAX : 1024], loc;
+    size_t per = sizeof rem / sizeof rem[0];
+
+    if (rows == 1 || stride == rb)
+        return move(pid, here, remote, rows * rb, 0);
+    if (rb >= PIECE / per) { /* keep a call under MAX_RW_COUNT */
+        for (size_t o = 0; o < rows; o++)
+            if (!move(pid, (char *)here + o * rb, remote + o * stride, rb, 0))
+                return 0;
+        return 1;
+    }
+    for (size_t o0 = 0; o0 < rows; o0 += per) {
+        size_t k = rows - o0 < per ? rows - o0 : per;
+        for (size_t i = 0; i < k; i++) {
+            rem[i].iov_base = (void *)(uintptr_t)(remote + (o0 + i) * stride);
+            rem[i].iov_len = rb;
+        }
+        loc.iov_base = (char *)here + o0 * rb;
+        loc.iov_len = k * rb;
+        if (process_vm_readv(pid, &loc, 1, rem, (unsigned long)k, 0) !=
+            (ssize_t)(k * rb))
+            return 0;
+    }
+    return 1;
+}

@@ -39,4 +39,14 @@ int tcomm_mpi_pull_node_state(MPI_Comm comm, int *state);
 int tcomm_node_read_rows(pid_t pid, uint64_t remote, char *out, size_t col,
                          size_t stride, size_t outer, size_t rb);
 
+/* Copies with a peer (pid), in pieces a system call can take. 1: all
+ * moved. */
+int tcomm_node_read(pid_t pid, void *here, uint64_t remote, size_t len);
+int tcomm_node_write(pid_t pid, const void *here, uint64_t remote,
+                     size_t len);
+/* Read rows rows of rb bytes, stride bytes apart in pid's memory from
+ * remote, packed into here. 1: all read. */
+int tcomm_node_read_strided(pid_t pid, void *here, uint64_t remote,
+                            size_t stride, size_t rows, size_t rb);
+
 #endif /* TCOMM_PULL_H */

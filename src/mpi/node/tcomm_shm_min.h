@@ -23,14 +23,16 @@ void tcomm_shm_min(tcomm_shm_min_t *s, int64_t *values, int count);
 /* Local: never waits for a peer. */
 void tcomm_shm_min_destroy(tcomm_shm_min_t *s);
 
-/* A line per rank on the same segment, for the shared-copy broadcast
- * (src/mpi/node/shm_bcast.c): what a rank says of its call. */
+/* A line per rank on the same segment, for the single-copy collectives
+ * (src/mpi/node/node_call.c): what a rank says of its call. */
 typedef struct {
-    uint64_t addr;  /* its buffer */
+    uint64_t addr;  /* its buffer (the input where there are two) */
     int64_t pid;    /* set by tcomm_shm_publish, with ns */
     uint64_t ns;    /* the PID namespace in which pid means it */
     uint64_t bytes; /* the buffer's length */
     int64_t root;
+    uint64_t out;   /* its output buffer, where it has one of its own */
+    uint64_t sig;   /* the call's kind, dtype, op, dim, shape: same call? */
 } tcomm_shm_note_t;
 
 /* Publish: note (with this process's pid), then seq (a release store).

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* One single-copy collective on one node, the protocol every such call
+ * follows (src/mpi/node/node_call.c): each rank publishes a note (its
+ * buffers and a signature of its call) on its line of the agreement's
+ * shared segment, reads its peers' notes, copies between its memory and
+ * theirs with cross-memory attach, and meets them in fences (rounds of
+ * tcomm_shm_min) that no rank leaves before every copy of the phase is
+ * over. The broadcast (shm_bcast.c), the reductions (node_reduce.c) and
+ * the gathers are written on it. */
+#ifndef TCOMM_NODE_CALL_H
+#define TCOMM_NODE_CALL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "tcomm_backend_mpi.h"
+#include "tcomm_pull.h"
+#include "tcomm_shm_min.h"
+
+/* The call kinds, the low byte of a signature. */
+enum {
+    TCOMM_NODE_BCAST = 1,
+    TCOMM_NODE_ALL_REDUCE,
+    TCOMM_NODE_REDUCE_SCATTER,
+    TCOMM_NODE_ALL_GATHER,
+    TCOMM_NODE_ALL_TO_ALL
+};
+
+/* A signature from a kind and up to seven more 8-bit fields (dtype, op,
+ * dim...). Two calls with equal notes (bytes, root, sig) are the same. */
+uint64_t tcomm_node_sig(int kind, int a, int b, int c);
+
+/* Is a single copy allowed on st at all: a node segment, more than one
+ * rank, no more ranks than the node has cores (a rank that spins on a
+ * line while its peer has no core slows both down), and the
+ * communicator not off the single copies. The same answer on every
+ * rank; the caller adds its size gate. */
+int tcomm_node_copy_allowed(const tcomm_mpi_state_t *st);
+
+typedef struct {
+    tcomm_mpi_state_t *st;
+    uint64_t seq;
+    tcomm_shm_note_t mine;
+    int state;    /* the pull state when the call began */
+    int64_t ok[2]; /* [every copy worked, every rank made the same call] */
+} tcomm_node_call_t;
+
+/* Begin: publish mine (addr, bytes, root, out, sig; pid and namespace
+ * are filled in). Local, never waits. */
+void tcomm_node_call_begin(tcomm_node_call_t *c, tcomm_mpi_state_t *st,
+                           const tcomm_shm_note_t *mine);
+/* Wait for rank's note of this call into *peer. 1: the same call, in
+ * this PID namespace, and no copy has failed yet: copy. 0: the outcome
+ * is recorded for the next fence; copy nothing. */
+int tcomm_node_call_peer(tcomm_node_call_t *c, int rank,
+                         tcomm_shm_note_t *peer);
+/* A copy's outcome (1 worked); the test hook TCOMM_HOOK_PULL_FAIL makes
+ * every copy fail. */
+void tcomm_node_call_copied(tcomm_node_call_t *c, int worked);
+/* Fence: every rank's outcome so far, agreed; every copy before it, on
+ * every rank, is over when it returns. 1: all copied, all the same. */
+int tcomm_node_call_fence(tcomm_node_call_t *c);
+/* After the last fence: *done = 1 when every copy worked and the calls
+ * were the same. A failed copy turns the communicator off the single
+ * copies for good; calls that differ leave it as it was (the caller's
+ * MPI fallback reports them as raw MPI would). Returns an MPI code. */
+int tcomm_node_call_end(tcomm_node_call_t *c, int *done);
+
+#endif /* TCOMM_NODE_CALL_H */
