@@ -11,6 +11,7 @@
 #include "tcomm_log.h"
 #include "tcomm_mpi_kernels.h"
 #include "tcomm_mpi_reshape.h"
+#include "tcomm_node_reduce.h"
 #include "tcomm_shm_bcast.h"
 
 /* Log once per communicator and path at TCOMM_DEBUG=INFO; name the path
@@ -43,6 +44,17 @@ tcomm_status_t tcomm_mpi_all_reduce(void *state, const tcomm_tensor_t *in,
                                     tcomm_op_t op, tcomm_tensor_t *out)
 {
     tcomm_mpi_state_t *st = state;
+    /* the rank-order fold, so deterministic mode takes it too */
+    if (tcomm_node_reduce_applies(st, in->nbytes)) {
+        int done = 0;
+        note_path(st, 1u << 20, "node_allreduce",
+                  "all_reduce: single copies on one node");
+        TCOMM_MPI_CHECK(tcomm_node_all_reduce(st, in->data, out->data,
+                                              in->numel, in->dtype, op,
+                                              &done));
+        if (done) /* AVG divided already */
+            return TCOMM_SUCCESS;
+    }
     if (st->owner->deterministic) {
         note_path(st, 1u << 0, "mpi_ordered_fold",
                   "all_reduce: rank-order fold (deterministic)");
@@ -100,6 +112,18 @@ tcomm_status_t tcomm_mpi_reduce_scatter(void *state,
                                         tcomm_tensor_t *out)
 {
     tcomm_mpi_state_t *st = state;
+    size_t outer = tcomm_shape_prod(in->shape, 0, dim);
+    size_t chunk = out->numel / (outer ? outer : 1);
+    if (tcomm_node_reduce_applies(st, in->nbytes)) {
+        int done = 0;
+        note_path(st, 1u << 21, "node_reduce_scatter",
+                  "reduce_scatter: single copies on one node");
+        TCOMM_MPI_CHECK(tcomm_node_reduce_scatter(st, in->data, out->data,
+                                                  outer ? outer : 1, chunk,
+                                                  dim, in->dtype, op, &done));
+        if (done) /* AVG divided already */
+            return TCOMM_SUCCESS;
+    }
     if (st->owner->deterministic) {
         note_path(st, 1u << 4, "mpi_ordered_fold",
                   "reduce_scatter: rank-order fold (deterministic)");
@@ -108,8 +132,6 @@ tcomm_status_t tcomm_mpi_reduce_scatter(void *state,
     }
     MPI_Op mop;
     TCOMM_TRY(reduction_op(in->dtype, op, &mop));
-    size_t outer = tcomm_shape_prod(in->shape, 0, dim);
-    size_t chunk = out->numel / (outer ? outer : 1);
     int rc;
     if (outer == 1 || out->numel == 0) {
         note_path(st, 1u << 5, "mpi_reduce_scatter_block",

@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* all_reduce and reduce_scatter of host buffers on one node by
+ * cross-memory attach (the contract is in tcomm_node_reduce.h).
+ *
+ * Why: MPI_Allreduce between the ranks of one node moves every byte
+ * through a shared-memory buffer (a copy in, a copy out) and its
+ * reduce_scatter is slower still. Here rank r owns chunk r of the
+ * result: phase 1 reads each peer's part of that chunk once, block by
+ * block into a buffer that stays in cache, and folds it in rank order
+ * (in_0 op in_1 op ... op in_{n-1}) straight into the output; phase 2
+ * (all_reduce only) reads each peer's folded chunk from its output. Each
+ * rank reads (n - 1)/n of the tensor twice and writes it once, close to
+ * what the node's memory allows (doc/performance.md).
+ *
+ * The fold is the deterministic path's (src/mpi/ordered.c): copy in_0,
+ * then acc op= in_j with tcomm_host_reduce, AVG divided once at the end,
+ * element by element the same operations, so the result is bitwise the
+ * same and this path serves TCOMM_DETERMINISTIC too.
+ *
+ * In place (all_reduce, out == in): in phase 1 a rank writes only its own
+ * chunk of its buffer, which no peer reads (they read their own chunks of
+ * it); each block is folded in a local accumulator and stored only after
+ * every peer's part of it was read, so a copy that fails (found on the
+ * first block, before anything is written) leaves the input whole for
+ * the MPI fallback. Phase 2 starts after a fence, when no peer reads
+ * inputs any more; it writes the other chunks, read only from their
+ * owners' outputs. The last fence keeps every output alive until no peer
+ * reads it. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tcomm_host_kernels.h"
+#include "tcomm_internal.h"
+#include "tcomm_node_call.h"
+#include "tcomm_node_reduce.h"
+
+/* The fold's block: its input, accumulator and a peer's part stay in L2
+ * (1 MiB a core here); 128 KiB measured best of 64-512 KiB. */
+#define BLOCK ((size_t)131072)
+
+typedef struct {
+    tcomm_node_call_t c;
+    tcomm_shm_note_t stack[TCOMM_STACK_RANKS], *peer; /* [size] */
+    tcomm_dtype_t dtype;
+    tcomm_op_t op;
+    size_t es;
+    char *tmp, *acc; /* BLOCK each: a peer's block, in place's fold */
+} job_t;
+
+int tcomm_node_reduce_applies(const tcomm_mpi_state_t *st, size_t bytes)
+{
+    return tcomm_node_copy_allowed(st) && bytes >= TCOMM_NODE_REDUCE_MIN;
+}
+
+/* Begin the call and wait for every peer's note. 1: copy. */
+static int start(job_t *j, tcomm_mpi_state_t *st, const tcomm_shm_note_t *mine,
+                 tcomm_dtype_t dtype, tcomm_op_t op)
+{
+    int n = st->size, go = 1;
+    j->dtype = dtype;
+    j->op = op;
+    j->es = tcomm_dtype_size(dtype);
+    j->peer = n <= TCOMM_STACK_RANKS ? j->stack : malloc(n * sizeof *j->peer);
+    j->tmp = malloc(2 * BLOCK);
+    j->acc = j->tmp ? j->tmp + BLOCK : NULL;
+    tcomm_node_call_begin(&j->c, st, mine);
+    if (!j->peer || !j->tmp) /* out of memory: every rank goes to MPI */
+        tcomm_node_call_copied(&j->c, 0);
+    for (int r = 0; r < n; r++)
+        if (r != st->rank)
+            go &= tcomm_node_call_peer(&j->c, r, &j->peer[r]);
+    return go && j->peer && j->tmp;
+}
+
+static void stop(job_t *j)
+{
+    if (j->peer != j->stack)
+        free(j->peer);
+    free(j->tmp);
+}
+
+/* Read nrows rows of cb bytes, rstride apart from byte roff of rank r's
+ * input, packed into dst. */
+static int read_rows(job_t *j, int r, char *dst, uint64_t roff,
+                     size_t rstride, size_t nrows, size_t cb)
+{
+    const tcomm_shm_note_t *p = &j->peer[r];
+    int ok = nrows == 1
+                 ? tcomm_node_read((pid_t)p->pid, dst, p->addr + roff, cb)
+                 : tcomm_node_read_strided((pid_t)p->pid, dst, p->addr + roff,
+                                           rstride, nrows, cb);
+    tcomm_node_call_copied(&j->c, ok);
+    return ok;
+}
+
+/* One block: o (nrows * cb bytes, packed) = the rank-order fold of rows
+ * of cb bytes, stride apart, at offset off of every rank's input (mine:
+ * this rank's own, at that offset already). */
+static int fold_block(job_t *j, char *o, const char *mine, uint64_t off,
+                      size_t stride, size_t nrows, size_t cb, int in_place)
+{
+    int n = j->c.st->size, me = j->c.st->rank;
+    char *acc = in_place ? j->acc : o;
+    size_t el = cb / j->es;
+    for (int r = 0; r < n; r++) {
+        if (r == me) {
+            for (size_t k = 0; k < nrows; k++) {
+                if (r == 0)
+                    memcpy(acc + k * cb, mine + k * stride, cb);
+                else
+                    tcomm_host_reduce(j->dtype, j->op, acc + k * cb,
+                                      mine + k * stride, el);
+            }
+        } else if (!read_rows(j, r, r == 0 ? acc : j->tmp, off, stride,
+                              nrows, cb)) {
+            return 0;
+        } else if (r > 0) {
+            tcomm_host_reduce(j->dtype, j->op, acc, j->tmp, nrows * el);
+        }
+    }
+    if (j->op == TCOMM_AVG)
+        tcomm_host_divide(j->dtype, acc, nrows * el, (double)n);
+    if (in_place)
+        memcpy(o, acc, nrows * cb);
+    return 1;
+}
+
+/* Phase 1: out (rows * rb bytes, packed) = the fold of rows of rb bytes,
+ * stride apart, from byte off of every rank's input, in blocks. */
+static int fold_piece(job_t *j, char *out, const char *in, uint64_t off,
+                      size_t stride, size_t rows, size_t rb, int in_place)
+{
+    if (rows == 1 || rb >= BLOCK / 2) { /* a row or less per block */
+        for (size_t k = 0; k < rows; k++)
+            for (size_t col = 0; col < rb; col += BLOCK) {
+                size_t cb = rb - col < BLOCK ? rb - col : BLOCK;
+                uint64_t at = off + k * stride + col;
+                if (!fold_block(j, out + k * rb + col, in + at, at, 0, 1, cb,
+                                in_place))
+                    return 0;
+            }
+        return 1;
+    }
+    size_t per = BLOCK / rb; /* whole rows per block */
+    for (size_t k = 0; k < rows; k += per) {
+        size_t nr = rows - k < per ? rows - k : per;
+        uint64_t at = off + k * stride;
+        if (!fold_block(j, out + k * rb, in + at, at, stride, nr, rb,
+                        in_place))
+            return 0;
+    }
+    return 1;
+}
+
+/* Chunk r of numel elements: a multiple of a cache line, the last rank's
+ * takes the rest. */
+static void chunk_of(size_t numel, size_t es, int n, int r, size_t *lo,
+                     size_t *len)
+{
+    size_t line = TCOMM_CACHE_LINE / es;
+    size_t q = numel / (size_t)n / line * line;
+    *lo = (size_t)r * q;
+    *len = r == n - 1 ? numel - (size_t)(n - 1) * q : q;
+}
+
+int tcomm_node_all_reduce(tcomm_mpi_state_t *st, const void *in, void *out,
+                          size_t numel, tcomm_dtype_t dtype, tcomm_op_t op,
+                          int *done)
+{
+    int n = st->size, me = st->rank;
+    size_t es = tcomm_dtype_size(dtype), lo, len;
+    tcomm_shm_note_t mine = {
+        .addr = (uint64_t)(uintptr_t)in, .out = (uint64_t)(uintptr_t)out,
+        .bytes = numel * es,
+        .sig = tcomm_node_sig(TCOMM_NODE_ALL_REDUCE, dtype, op, 0)};
+    job_t j;
+    chunk_of(numel, es, n, me, &lo, &len);
+    if (start(&j, st, &mine, dtype, op))
+        fold_piece(&j, (char *)out + lo * es, in, lo * es, 0, 1, len * es,
+                   in == out);
+    if (tcomm_node_call_fence(&j.c)) { /* every chunk folded */
+        for (int k = 1; k < n; k++) {
+            int r = (me + k) % n; /* not every rank at rank 0 at once */
+            int ok;
+            chunk_of(numel, es, n, r, &lo, &len);
+            ok = !len || tcomm_node_read((pid_t)j.peer[r].pid,
+                                         (char *)out + lo * es,
+                                         j.peer[r].out + lo * es, len * es);
+            tcomm_node_call_copied(&j.c, ok);
+            if (!ok)
+                break;
+        }
+        tcomm_node_call_fence(&j.c);
+    }
+    stop(&j);
+    return tcomm_node_call_end(&j.c, done);
+}
+
+int tcomm_node_reduce_scatter(tcomm_mpi_state_t *st, const void *in,
+                              void *out, size_t outer, size_t chunk,
+                              int dim, tcomm_dtype_t dtype, tcomm_op_t op,
+                              int *done)
+{
+    int n = st->size, me = st->rank;
+    size_t es = tcomm_dtype_size(dtype), rb = chunk * es;
+    tcomm_shm_note_t mine = {
+        .addr = (uint64_t)(uintptr_t)in, .out = (uint64_t)(uintptr_t)out,
+        .bytes = outer * (size_t)n * rb, .root = (int64_t)outer,
+        .sig = tcomm_node_sig(TCOMM_NODE_REDUCE_SCATTER, dtype, op, dim)};
+    job_t j;
+    if (start(&j, st, &mine, dtype, op))
+        fold_piece(&j, out, in, (uint64_t)me * rb, (size_t)n * rb, outer, rb,
+                   0);
+    tcomm_node_call_fence(&j.c); /* no rank reads an input after it */
+    stop(&j);
+    return tcomm_node_call_end(&j.c, done);
+}
