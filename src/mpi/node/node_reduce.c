@@ -20,9 +20,12 @@
  * In place (all_reduce, out == in): in phase 1 a rank writes only its own
  * chunk of its buffer, which no peer reads (they read their own chunks of
  * it); each block is folded in a local accumulator and stored only after
- * every peer's part of it was read, so a copy that fails (found on the
- * first block, before anything is written) leaves the input whole for
- * the MPI fallback. Phase 2 starts after a fence, when no peer reads
+ * every peer's part of it was read, and the first one only after a fence
+ * that hears whether every rank could read its first block, so that a
+ * kernel or container that refuses the copies, on any rank, is found
+ * before anything is written and leaves every input whole for the MPI
+ * fallback. (A peer's buffer that goes away later in the call is a
+ * crash, not a fallback: in place, the chunks folded by then are lost.) Phase 2 starts after a fence, when no peer reads
  * inputs any more; it writes the other chunks, read only from their
  * owners' outputs. The last fence keeps every output alive until no peer
  * reads it. */
@@ -121,7 +124,7 @@ static int fold_block(job_t *j, char *o, const char *mine, uint64_t off,
     }
     if (j->op == TCOMM_AVG)
         tcomm_host_divide(j->dtype, acc, nrows * el, (double)n);
-    if (in_place)
+    if (in_place && o != acc)
         memcpy(o, acc, nrows * cb);
     return 1;
 }
@@ -175,10 +178,26 @@ int tcomm_node_all_reduce(tcomm_mpi_state_t *st, const void *in, void *out,
         .bytes = numel * es,
         .sig = tcomm_node_sig(TCOMM_NODE_ALL_REDUCE, dtype, op, 0)};
     job_t j;
+    int go, in_place = in == out;
+    char *o;
+    size_t head = 0; /* bytes of the chunk done before the loop */
     chunk_of(numel, es, n, me, &lo, &len);
-    if (start(&j, st, &mine, dtype, op))
-        fold_piece(&j, (char *)out + lo * es, in, lo * es, 0, 1, len * es,
-                   in == out);
+    o = (char *)out + lo * es;
+    go = start(&j, st, &mine, dtype, op);
+    if (in_place) {
+        /* Nothing is stored in place before every rank has read its
+         * first block from every peer: a peer that cannot copy is heard
+         * here, with every input whole for MPI. */
+        head = len * es < BLOCK ? len * es : BLOCK;
+        if (go && head)
+            fold_block(&j, j.acc, o, lo * es, 0, 1, head, 1);
+        go = tcomm_node_call_fence(&j.c);
+        if (go && head)
+            memcpy(o, j.acc, head);
+    }
+    if (go)
+        fold_piece(&j, o + head, in, lo * es + head, 0, 1, len * es - head,
+                   in_place);
     if (tcomm_node_call_fence(&j.c)) { /* every chunk folded */
         for (int k = 1; k < n; k++) {
             int r = (me + k) % n; /* not every rank at rank 0 at once */
