@@ -35,8 +35,8 @@
 #define GUARD 64 /* bytes past an output that must not change */
 
 static int rank, np;
-static const tcomm_dtype_t dtypes[] = {TCOMM_U8,  TCOMM_I8,   TCOMM_I32,
-                                       TCOMM_U32, TCOMM_I64,  TCOMM_F16,
+static const tcomm_dtype_t dtypes[] = {TCOMM_U8,   TCOMM_I8,  TCOMM_I32,
+                                       TCOMM_U32,  TCOMM_I64, TCOMM_F16,
                                        TCOMM_BF16, TCOMM_F32, TCOMM_F64};
 #define NDT (sizeof dtypes / sizeof dtypes[0])
 
@@ -68,8 +68,7 @@ static tcomm_mpi_state_t make_state(void)
     MPI_Comm_set_errhandler(st.comm, MPI_ERRORS_RETURN);
     st.rank = rank;
     st.size = np;
-    ck_assert_int_eq(tcomm_shm_min_create(st.comm, &st.shm_min),
-                     MPI_SUCCESS);
+    ck_assert_int_eq(tcomm_shm_min_create(st.comm, &st.shm_min), MPI_SUCCESS);
     return st;
 }
 
@@ -79,7 +78,10 @@ static void free_state(tcomm_mpi_state_t *st)
     MPI_Comm_free(&st->comm);
 }
 
-static int is_minmax(int op) { return op == TCOMM_MIN || op == TCOMM_MAX; }
+static int is_minmax(int op)
+{
+    return op == TCOMM_MIN || op == TCOMM_MAX;
+}
 
 /* NaN at every 101st element (from 3) of the last rank's input. */
 static int nan_at(tcomm_dtype_t d, int op, int nan, size_t i)
@@ -87,8 +89,7 @@ static int nan_at(tcomm_dtype_t d, int op, int nan, size_t i)
     return nan && ref_is_float(d) && is_minmax(op) && i % 101 == 3;
 }
 
-static void fill(tcomm_dtype_t d, int op, int nan, int r, void *buf,
-                 size_t n)
+static void fill(tcomm_dtype_t d, int op, int nan, int r, void *buf, size_t n)
 {
     ref_fill(d, op, r, buf, n);
     for (size_t i = 0; r == np - 1 && i < n; i++)
@@ -96,8 +97,8 @@ static void fill(tcomm_dtype_t d, int op, int nan, int r, void *buf,
             ref_store_nan(d, buf, i);
 }
 
-static int wrong(tcomm_dtype_t d, int op, int nan, const void *out,
-                 size_t k, size_t i)
+static int wrong(tcomm_dtype_t d, int op, int nan, const void *out, size_t k,
+                 size_t i)
 {
     double want = nan_at(d, op, nan, i) ? NAN : ref_reduce(d, op, np, i);
     return !ref_match(d, op, ref_load(d, out, k), want);
@@ -115,8 +116,8 @@ static int all_reduce_case(tcomm_mpi_state_t *st, tcomm_dtype_t d, int op,
     fill(d, op, nan, rank, in, numel);
     memcpy(keep, in, nb);
     memset(out + (in_place ? nb : 0), 0xa5, in_place ? GUARD : nb + GUARD);
-    bad += tcomm_node_all_reduce(st, in, out, numel, d, op, done) !=
-           MPI_SUCCESS;
+    bad +=
+        tcomm_node_all_reduce(st, in, out, numel, d, op, done) != MPI_SUCCESS;
     if (*done) {
         for (size_t i = 0; i < numel; i++)
             bad += wrong(d, op, nan, out, i, i);
@@ -133,9 +134,8 @@ static int all_reduce_case(tcomm_mpi_state_t *st, tcomm_dtype_t d, int op,
 }
 
 /* A node reduce_scatter of shape[3] along dim. */
-static int reduce_scatter_case(tcomm_mpi_state_t *st, tcomm_dtype_t d,
-                               int op, const size_t *shape, int dim, int nan,
-                               int *done)
+static int reduce_scatter_case(tcomm_mpi_state_t *st, tcomm_dtype_t d, int op,
+                               const size_t *shape, int dim, int nan, int *done)
 {
     size_t es = tcomm_dtype_size(d), outer = 1, inner = 1;
     for (int k = 0; k < dim; k++)
@@ -180,8 +180,8 @@ START_TEST(test_all_reduce_matrix)
                 continue;
             for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++)
                 for (int ip = 0; ip < 2; ip++) {
-                    bad += all_reduce_case(&st, dtypes[t], op, sizes[k], ip,
-                                           1, &done);
+                    bad += all_reduce_case(&st, dtypes[t], op, sizes[k], ip, 1,
+                                           &done);
                     wrong_done += done != cma;
                 }
         }
@@ -200,10 +200,9 @@ END_TEST
 START_TEST(test_reduce_scatter_matrix)
 {
     size_t n = (size_t)np;
-    const size_t shapes[][3] = {{7 * n, 3, 1},  {5003 * n, 3, 1},
-                                {5, 3 * n, 1},  {4000, 17 * n, 1},
-                                {3, 40001 * n, 1}, {2, 3, 5 * n},
-                                {7, 3, 1000 * n}};
+    const size_t shapes[][3] = {
+        {7 * n, 3, 1},     {5003 * n, 3, 1}, {5, 3 * n, 1},   {4000, 17 * n, 1},
+        {3, 40001 * n, 1}, {2, 3, 5 * n},    {7, 3, 1000 * n}};
     const int dims[] = {0, 0, 1, 1, 1, 2, 2};
     if (np == 1)
         return;
@@ -253,8 +252,8 @@ START_TEST(test_fold_order)
         for (size_t i = 0; i < numel; i++)
             ref_store(d, in, i, rough(rank, i));
         int done = 0;
-        bad += tcomm_node_all_reduce(&st, in, a, numel, d, TCOMM_SUM,
-                                     &done) != MPI_SUCCESS;
+        bad += tcomm_node_all_reduce(&st, in, a, numel, d, TCOMM_SUM, &done) !=
+               MPI_SUCCESS;
         bad += done != cma;
         tcomm_tensor_t *tin, *tb;
         tcomm_tensor_wrap(g, d, in, 1, shape, &tin);
@@ -301,14 +300,15 @@ static void expect_fallback(void (*spoil)(int on))
     bad += all_reduce_case(&st, TCOMM_F32, TCOMM_SUM, 1u << 16, 0, 0, &done);
     any += done;
     const size_t shape[3] = {64, 512 * (size_t)np, 1};
-    bad += reduce_scatter_case(&st, TCOMM_BF16, TCOMM_MAX, shape, 1, 0,
-                               &done);
+    bad += reduce_scatter_case(&st, TCOMM_BF16, TCOMM_MAX, shape, 1, 0, &done);
     any += done;
     spoil(0);
     ck_assert_int_eq(agree_sum(bad), 0);
     ck_assert_int_eq(agree_sum(any), 0);
     ck_assert_int_eq(tcomm_mpi_pull_state(st.comm), PULL_OFF);
-    ck_assert(!tcomm_node_reduce_applies(&st, 1u << 20));
+    ck_assert(!tcomm_node_reduce_applies(&st, TCOMM_NODE_ALL_REDUCE, 1u << 20));
+    ck_assert(
+        !tcomm_node_reduce_applies(&st, TCOMM_NODE_REDUCE_SCATTER, 1u << 20));
     free_state(&st);
 }
 
@@ -398,8 +398,8 @@ static int public_call(tcomm_comm_t *comm, tcomm_graph_t *g, tcomm_dtype_t d,
         bad += tcomm_all_reduce_into(comm, in, op, dst) != TCOMM_SUCCESS;
         memcpy(res, tcomm_tensor_data(dst), numel * es);
     } else {
-        bad += tcomm_reduce_scatter_into(comm, in, op, dim, out) !=
-               TCOMM_SUCCESS;
+        bad +=
+            tcomm_reduce_scatter_into(comm, in, op, dim, out) != TCOMM_SUCCESS;
         memcpy(res, tcomm_tensor_data(out), numel / (size_t)np * es);
     }
     tcomm_tensor_release(in);

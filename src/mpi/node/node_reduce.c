@@ -25,10 +25,10 @@
  * kernel or container that refuses the copies, on any rank, is found
  * before anything is written and leaves every input whole for the MPI
  * fallback. (A peer's buffer that goes away later in the call is a
- * crash, not a fallback: in place, the chunks folded by then are lost.) Phase 2 starts after a fence, when no peer reads
- * inputs any more; it writes the other chunks, read only from their
- * owners' outputs. The last fence keeps every output alive until no peer
- * reads it. */
+ * crash, not a fallback: in place, the chunks folded by then are lost.) Phase 2
+ * starts after a fence, when no peer reads inputs any more; it writes the other
+ * chunks, read only from their owners' outputs. The last fence keeps every
+ * output alive until no peer reads it. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,9 +51,13 @@ typedef struct {
     char *tmp, *acc; /* BLOCK each: a peer's block, in place's fold */
 } job_t;
 
-int tcomm_node_reduce_applies(const tcomm_mpi_state_t *st, size_t bytes)
+int tcomm_node_reduce_applies(const tcomm_mpi_state_t *st, int kind,
+                              size_t bytes)
 {
-    return tcomm_node_copy_allowed(st) && bytes >= TCOMM_NODE_REDUCE_MIN;
+    return tcomm_node_copy_allowed(st) &&
+           bytes >= (kind == TCOMM_NODE_ALL_REDUCE
+                         ? TCOMM_NODE_ALL_REDUCE_MIN
+                         : TCOMM_NODE_REDUCE_SCATTER_MIN);
 }
 
 /* Begin the call and wait for every peer's note. 1: copy. */
@@ -85,8 +89,8 @@ static void stop(job_t *j)
 
 /* Read nrows rows of cb bytes, rstride apart from byte roff of rank r's
  * input, packed into dst. */
-static int read_rows(job_t *j, int r, char *dst, uint64_t roff,
-                     size_t rstride, size_t nrows, size_t cb)
+static int read_rows(job_t *j, int r, char *dst, uint64_t roff, size_t rstride,
+                     size_t nrows, size_t cb)
 {
     const tcomm_shm_note_t *p = &j->peer[r];
     int ok = nrows == 1
@@ -97,60 +101,82 @@ static int read_rows(job_t *j, int r, char *dst, uint64_t roff,
     return ok;
 }
 
+/* acc (nrows rows of cb bytes, packed) = src's rows (sstride apart) if
+ * first, else acc op src. */
+static void combine(job_t *j, int first, char *acc, const char *src,
+                    size_t sstride, size_t nrows, size_t cb)
+{
+    if (sstride == cb) { /* packed: one call */
+        cb *= nrows;
+        nrows = 1;
+    }
+    for (size_t k = 0; k < nrows; k++) {
+        if (first)
+            memcpy(acc + k * cb, src + k * sstride, cb);
+        else
+            tcomm_host_reduce(j->dtype, j->op, acc + k * cb, src + k * sstride,
+                              cb / j->es);
+    }
+}
+
 /* One block: o (nrows * cb bytes, packed) = the rank-order fold of rows
  * of cb bytes, stride apart, at offset off of every rank's input (mine:
- * this rank's own, at that offset already). */
+ * this rank's own, at that offset already). span: read each peer's rows
+ * with what lies between them in one piece (short rows: the kernel pins
+ * a page per remote piece, some 0.3 us, dearer than a few KiB copied). */
 static int fold_block(job_t *j, char *o, const char *mine, uint64_t off,
-                      size_t stride, size_t nrows, size_t cb, int in_place)
+                      size_t stride, size_t nrows, size_t cb, int in_place,
+                      int span)
 {
     int n = j->c.st->size, me = j->c.st->rank;
     char *acc = in_place ? j->acc : o;
-    size_t el = cb / j->es;
     for (int r = 0; r < n; r++) {
         if (r == me) {
-            for (size_t k = 0; k < nrows; k++) {
-                if (r == 0)
-                    memcpy(acc + k * cb, mine + k * stride, cb);
-                else
-                    tcomm_host_reduce(j->dtype, j->op, acc + k * cb,
-                                      mine + k * stride, el);
-            }
-        } else if (!read_rows(j, r, r == 0 ? acc : j->tmp, off, stride,
-                              nrows, cb)) {
+            combine(j, r == 0, acc, mine, stride, nrows, cb);
+        } else if (span) {
+            if (!read_rows(j, r, j->tmp, off, 0, 1, (nrows - 1) * stride + cb))
+                return 0;
+            combine(j, r == 0, acc, j->tmp, stride, nrows, cb);
+        } else if (!read_rows(j, r, r == 0 ? acc : j->tmp, off, stride, nrows,
+                              cb)) {
             return 0;
         } else if (r > 0) {
-            tcomm_host_reduce(j->dtype, j->op, acc, j->tmp, nrows * el);
+            combine(j, 0, acc, j->tmp, cb, nrows, cb);
         }
     }
     if (j->op == TCOMM_AVG)
-        tcomm_host_divide(j->dtype, acc, nrows * el, (double)n);
+        tcomm_host_divide(j->dtype, acc, nrows * cb / j->es, (double)n);
     if (in_place && o != acc)
         memcpy(o, acc, nrows * cb);
     return 1;
 }
+
+/* Rows closer than this read as one span (fold_block). */
+#define SPAN_GAP ((size_t)2048)
 
 /* Phase 1: out (rows * rb bytes, packed) = the fold of rows of rb bytes,
  * stride apart, from byte off of every rank's input, in blocks. */
 static int fold_piece(job_t *j, char *out, const char *in, uint64_t off,
                       size_t stride, size_t rows, size_t rb, int in_place)
 {
-    if (rows == 1 || rb >= BLOCK / 2) { /* a row or less per block */
+    int span = rows > 1 && stride - rb <= SPAN_GAP;
+    size_t per = span ? (BLOCK - rb) / stride + 1 : BLOCK / (rb ? rb : 1);
+    if (rows == 1 || per < 2) { /* a row or less per block */
         for (size_t k = 0; k < rows; k++)
             for (size_t col = 0; col < rb; col += BLOCK) {
                 size_t cb = rb - col < BLOCK ? rb - col : BLOCK;
                 uint64_t at = off + k * stride + col;
                 if (!fold_block(j, out + k * rb + col, in + at, at, 0, 1, cb,
-                                in_place))
+                                in_place, 0))
                     return 0;
             }
         return 1;
     }
-    size_t per = BLOCK / rb; /* whole rows per block */
-    for (size_t k = 0; k < rows; k += per) {
+    for (size_t k = 0; k < rows; k += per) { /* whole rows per block */
         size_t nr = rows - k < per ? rows - k : per;
         uint64_t at = off + k * stride;
-        if (!fold_block(j, out + k * rb, in + at, at, stride, nr, rb,
-                        in_place))
+        if (!fold_block(j, out + k * rb, in + at, at, stride, nr, rb, in_place,
+                        span))
             return 0;
     }
     return 1;
@@ -174,7 +200,8 @@ int tcomm_node_all_reduce(tcomm_mpi_state_t *st, const void *in, void *out,
     int n = st->size, me = st->rank;
     size_t es = tcomm_dtype_size(dtype), lo, len;
     tcomm_shm_note_t mine = {
-        .addr = (uint64_t)(uintptr_t)in, .out = (uint64_t)(uintptr_t)out,
+        .addr = (uint64_t)(uintptr_t)in,
+        .out = (uint64_t)(uintptr_t)out,
         .bytes = numel * es,
         .sig = tcomm_node_sig(TCOMM_NODE_ALL_REDUCE, dtype, op, 0)};
     job_t j;
@@ -190,7 +217,7 @@ int tcomm_node_all_reduce(tcomm_mpi_state_t *st, const void *in, void *out,
          * here, with every input whole for MPI. */
         head = len * es < BLOCK ? len * es : BLOCK;
         if (go && head)
-            fold_block(&j, j.acc, o, lo * es, 0, 1, head, 1);
+            fold_block(&j, j.acc, o, lo * es, 0, 1, head, 1, 0);
         go = tcomm_node_call_fence(&j.c);
         if (go && head)
             memcpy(o, j.acc, head);
@@ -203,9 +230,9 @@ int tcomm_node_all_reduce(tcomm_mpi_state_t *st, const void *in, void *out,
             int r = (me + k) % n; /* not every rank at rank 0 at once */
             int ok;
             chunk_of(numel, es, n, r, &lo, &len);
-            ok = !len || tcomm_node_read((pid_t)j.peer[r].pid,
-                                         (char *)out + lo * es,
-                                         j.peer[r].out + lo * es, len * es);
+            ok = !len ||
+                 tcomm_node_read((pid_t)j.peer[r].pid, (char *)out + lo * es,
+                                 j.peer[r].out + lo * es, len * es);
             tcomm_node_call_copied(&j.c, ok);
             if (!ok)
                 break;
@@ -216,16 +243,17 @@ int tcomm_node_all_reduce(tcomm_mpi_state_t *st, const void *in, void *out,
     return tcomm_node_call_end(&j.c, done);
 }
 
-int tcomm_node_reduce_scatter(tcomm_mpi_state_t *st, const void *in,
-                              void *out, size_t outer, size_t chunk,
-                              int dim, tcomm_dtype_t dtype, tcomm_op_t op,
-                              int *done)
+int tcomm_node_reduce_scatter(tcomm_mpi_state_t *st, const void *in, void *out,
+                              size_t outer, size_t chunk, int dim,
+                              tcomm_dtype_t dtype, tcomm_op_t op, int *done)
 {
     int n = st->size, me = st->rank;
     size_t es = tcomm_dtype_size(dtype), rb = chunk * es;
     tcomm_shm_note_t mine = {
-        .addr = (uint64_t)(uintptr_t)in, .out = (uint64_t)(uintptr_t)out,
-        .bytes = outer * (size_t)n * rb, .root = (int64_t)outer,
+        .addr = (uint64_t)(uintptr_t)in,
+        .out = (uint64_t)(uintptr_t)out,
+        .bytes = outer * (size_t)n * rb,
+        .root = (int64_t)outer,
         .sig = tcomm_node_sig(TCOMM_NODE_REDUCE_SCATTER, dtype, op, dim)};
     job_t j;
     if (start(&j, st, &mine, dtype, op))

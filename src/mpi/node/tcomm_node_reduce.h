@@ -10,15 +10,20 @@
 
 #include "tcomm.h"
 #include "tcomm_backend_mpi.h"
+#include "tcomm_node_call.h"
 
-/* Bytes of the input from which the single copies are used; the
- * measurements behind it are in doc/performance.md ("Single-copy
- * reductions on one node"). */
-#define TCOMM_NODE_REDUCE_MIN ((size_t)32768)
+/* Bytes of the input from which the single copies are used (below, the
+ * protocol's few microseconds of hand-offs cost more than MPI's eager
+ * messages); measured on 2 ranks, figures in doc/performance.md
+ * ("Single-copy reductions on one node"). */
+#define TCOMM_NODE_ALL_REDUCE_MIN ((size_t)16384)
+#define TCOMM_NODE_REDUCE_SCATTER_MIN ((size_t)8192)
 
-/* Does a reduction with an input of bytes on st take the node path? The
- * same answer on every rank for the same call. */
-int tcomm_node_reduce_applies(const tcomm_mpi_state_t *st, size_t bytes);
+/* Does a reduction (kind TCOMM_NODE_ALL_REDUCE or _REDUCE_SCATTER) with
+ * an input of bytes on st take the node path? The same answer on every
+ * rank for the same call. */
+int tcomm_node_reduce_applies(const tcomm_mpi_state_t *st, int kind,
+                              size_t bytes);
 
 /* Collective: out = in_0 op in_1 op ... op in_{n-1} over numel elements,
  * AVG divided by the ranks. out may be in. *done = 0 on every rank when a
@@ -33,9 +38,8 @@ int tcomm_node_all_reduce(tcomm_mpi_state_t *st, const void *in, void *out,
  * dim 0); out, [outer][chunk], gets the fold of every rank's columns
  * [rank * chunk, (rank + 1) * chunk), AVG divided. dim goes into the
  * call's signature. *done and the return as above. */
-int tcomm_node_reduce_scatter(tcomm_mpi_state_t *st, const void *in,
-                              void *out, size_t outer, size_t chunk,
-                              int dim, tcomm_dtype_t dtype, tcomm_op_t op,
-                              int *done);
+int tcomm_node_reduce_scatter(tcomm_mpi_state_t *st, const void *in, void *out,
+                              size_t outer, size_t chunk, int dim,
+                              tcomm_dtype_t dtype, tcomm_op_t op, int *done);
 
 #endif /* TCOMM_NODE_REDUCE_H */
