@@ -306,9 +306,10 @@ static void expect_fallback(void (*spoil)(int on))
     ck_assert_int_eq(agree_sum(bad), 0);
     ck_assert_int_eq(agree_sum(any), 0);
     ck_assert_int_eq(tcomm_mpi_pull_state(st.comm), PULL_OFF);
-    ck_assert(!tcomm_node_reduce_applies(&st, TCOMM_NODE_ALL_REDUCE, 1u << 20));
     ck_assert(
-        !tcomm_node_reduce_applies(&st, TCOMM_NODE_REDUCE_SCATTER, 1u << 20));
+        !tcomm_node_reduce_applies(&st, TCOMM_NODE_ALL_REDUCE, 1, 1u << 20));
+    ck_assert(!tcomm_node_reduce_applies(&st, TCOMM_NODE_REDUCE_SCATTER, 1,
+                                         1u << 20));
     free_state(&st);
 }
 

@@ -45,7 +45,7 @@ tcomm_status_t tcomm_mpi_all_reduce(void *state, const tcomm_tensor_t *in,
 {
     tcomm_mpi_state_t *st = state;
     /* the rank-order fold, so deterministic mode takes it too */
-    if (tcomm_node_reduce_applies(st, TCOMM_NODE_ALL_REDUCE, in->nbytes)) {
+    if (tcomm_node_reduce_applies(st, TCOMM_NODE_ALL_REDUCE, 1, in->nbytes)) {
         int done = 0;
         note_path(st, 1u << 20, "node_allreduce",
                   "all_reduce: single copies on one node");
@@ -114,7 +114,7 @@ tcomm_status_t tcomm_mpi_reduce_scatter(void *state,
     tcomm_mpi_state_t *st = state;
     size_t outer = tcomm_shape_prod(in->shape, 0, dim);
     size_t chunk = out->numel / (outer ? outer : 1);
-    if (tcomm_node_reduce_applies(st, TCOMM_NODE_REDUCE_SCATTER,
+    if (tcomm_node_reduce_applies(st, TCOMM_NODE_REDUCE_SCATTER, outer,
                                   in->nbytes)) {
         int done = 0;
         note_path(st, 1u << 21, "node_reduce_scatter",

@@ -50,18 +50,18 @@ typedef struct {
     tcomm_dtype_t dtype;
     tcomm_op_t op;
     size_t es;
-    char *tmp, *acc; /* BLOCK each: a peer's block, in place's fold */
+    char *tmp, *acc;  /* BLOCK each: a peer's block, in place's fold */
     const char *push; /* all_reduce: this rank's output, whose folded
                          blocks go to every peer's output as they are */
 } job_t;
 
 int tcomm_node_reduce_applies(const tcomm_mpi_state_t *st, int kind,
-                              size_t bytes)
+                              size_t rows, size_t bytes)
 {
-    return tcomm_node_copy_allowed(st) &&
-           bytes >= (kind == TCOMM_NODE_ALL_REDUCE
-                         ? TCOMM_NODE_ALL_REDUCE_MIN
-                         : TCOMM_NODE_REDUCE_SCATTER_MIN);
+    size_t min = kind == TCOMM_NODE_ALL_REDUCE ? TCOMM_NODE_ALL_REDUCE_MIN
+                 : rows > 1 ? TCOMM_NODE_REDUCE_SCATTER_DIM_MIN
+                            : TCOMM_NODE_REDUCE_SCATTER_MIN;
+    return tcomm_node_copy_allowed(st) && bytes >= min;
 }
 
 /* Begin the call and wait for every peer's note. 1: copy. */

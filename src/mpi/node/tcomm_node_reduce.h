@@ -18,12 +18,14 @@
  * ("Single-copy reductions on one node"). */
 #define TCOMM_NODE_ALL_REDUCE_MIN ((size_t)16384)
 #define TCOMM_NODE_REDUCE_SCATTER_MIN ((size_t)8192)
+/* along dim > 0 (strided chunks): MPI's path is as fast up to 128 KiB */
+#define TCOMM_NODE_REDUCE_SCATTER_DIM_MIN ((size_t)262144)
 
-/* Does a reduction (kind TCOMM_NODE_ALL_REDUCE or _REDUCE_SCATTER) with
- * an input of bytes on st take the node path? The same answer on every
- * rank for the same call. */
+/* Does a reduction (kind TCOMM_NODE_ALL_REDUCE or _REDUCE_SCATTER; rows:
+ * the reduce_scatter's rows, 1 along dim 0) with an input of bytes on st
+ * take the node path? The same answer on every rank for the same call. */
 int tcomm_node_reduce_applies(const tcomm_mpi_state_t *st, int kind,
-                              size_t bytes);
+                              size_t rows, size_t bytes);
 
 /* Collective: out = in_0 op in_1 op ... op in_{n-1} over numel elements,
  * AVG divided by the ranks. out may be in. *done = 0 on every rank when a
