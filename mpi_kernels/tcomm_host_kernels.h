@@ -14,6 +14,12 @@
 void tcomm_host_reduce(tcomm_dtype_t dtype, tcomm_op_t op, void *acc,
                        const void *x, size_t n);
 
+/* out[i] = a[i] op b[i]: the first fold step without a copy, bitwise
+ * the same as acc = a then tcomm_host_reduce(acc, b). out overlaps
+ * neither a nor b. */
+void tcomm_host_reduce3(tcomm_dtype_t dtype, tcomm_op_t op, void *out,
+                        const void *a, const void *b, size_t n);
+
 /* buf[i] /= divisor for floating dtypes (AVG's final step). */
 void tcomm_host_divide(tcomm_dtype_t dtype, void *buf, size_t n,
                        double divisor);

@@ -109,6 +109,30 @@ TCOMM_DEF_HALF_OPS(bf16, tcomm_bf16_to_f32, tcomm_f32_to_bf16)
     {                                                                     \
         for (size_t i = 0; i < n; i++)                                    \
             out[i] = pfx##_sum(a[i], b[i]);                               \
+    }                                                                     \
+    static void reduce3_##pfx(tcomm_op_t op, T *restrict out,            \
+                              const T *a, const T *b, size_t n)           \
+    {                                                                     \
+        size_t i;                                                         \
+        switch (op) {                                                     \
+        case TCOMM_SUM:                                                   \
+        case TCOMM_AVG:                                                   \
+            for (i = 0; i < n; i++)                                       \
+                out[i] = pfx##_sum(a[i], b[i]);                           \
+            break;                                                        \
+        case TCOMM_PROD:                                                  \
+            for (i = 0; i < n; i++)                                       \
+                out[i] = pfx##_prod(a[i], b[i]);                          \
+            break;                                                        \
+        case TCOMM_MIN:                                                   \
+            for (i = 0; i < n; i++)                                       \
+                out[i] = pfx##_min(a[i], b[i]);                           \
+            break;                                                        \
+        case TCOMM_MAX:                                                   \
+            for (i = 0; i < n; i++)                                       \
+                out[i] = pfx##_max(a[i], b[i]);                           \
+            break;                                                        \
+        }                                                                 \
     }
 
 TCOMM_DEF_REDUCE(uint8_t, u8)
@@ -167,6 +191,31 @@ void tcomm_host_add(tcomm_dtype_t dtype, const void *a, const void *b,
     case TCOMM_BF16: add_bf16(a, b, out, n); break;
     case TCOMM_F32: add_f32(a, b, out, n); break;
     case TCOMM_F64: add_f64(a, b, out, n); break;
+    }
+}
+
+void tcomm_host_reduce3(tcomm_dtype_t dtype, tcomm_op_t op, void *out,
+                        const void *a, const void *b, size_t n)
+{
+    size_t k = 0;
+
+    if (dtype == TCOMM_F16 || dtype == TCOMM_BF16) {
+        k = tcomm_host_half_fast(dtype, op, a, b, out, n);
+        a = (const uint16_t *)a + k;
+        b = (const uint16_t *)b + k;
+        out = (uint16_t *)out + k;
+        n -= k;
+    }
+    switch (dtype) {
+    case TCOMM_U8: reduce3_u8(op, out, a, b, n); break;
+    case TCOMM_I8: reduce3_i8(op, out, a, b, n); break;
+    case TCOMM_I32: reduce3_i32(op, out, a, b, n); break;
+    case TCOMM_U32: reduce3_u32(op, out, a, b, n); break;
+    case TCOMM_I64: reduce3_i64(op, out, a, b, n); break;
+    case TCOMM_F16: reduce3_f16(op, out, a, b, n); break;
+    case TCOMM_BF16: reduce3_bf16(op, out, a, b, n); break;
+    case TCOMM_F32: reduce3_f32(op, out, a, b, n); break;
+    case TCOMM_F64: reduce3_f64(op, out, a, b, n); break;
     }
 }
 

@@ -151,7 +151,17 @@ static int fold_block(job_t *j, char *o, const char *mine, uint64_t off,
 {
     int n = j->c.st->size, me = j->c.st->rank;
     char *acc = in_place ? j->acc : o;
-    for (int r = 0; r < n; r++) {
+    int r = 0;
+    if (me == 0 && n > 1 && !span && (nrows == 1 || stride == cb)) {
+        /* in_0 op in_1 in one pass, not a copy and a pass (rank 0 would
+         * do a pass more than its peers and keep them waiting) */
+        if (!read_rows(j, 1, j->tmp, off, stride, nrows, cb))
+            return 0;
+        tcomm_host_reduce3(j->dtype, j->op, acc, mine, j->tmp,
+                           nrows * cb / j->es);
+        r = 2;
+    }
+    for (; r < n; r++) {
         if (r == me) {
             combine(j, r == 0, acc, mine, stride, nrows, cb);
         } else if (span) {
