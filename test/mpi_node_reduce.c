@@ -189,6 +189,12 @@ START_TEST(test_all_reduce_matrix)
     bad += all_reduce_case(&st, TCOMM_F32, TCOMM_SUM, 300001, 0, 0, &done);
     bad += all_reduce_case(&st, TCOMM_BF16, TCOMM_AVG, 300001, 1, 0, &done);
     bad += all_reduce_case(&st, TCOMM_I64, TCOMM_MAX, 100003, 1, 0, &done);
+    /* in place on rank 0 only (the fences must still pair up) */
+    bad += all_reduce_case(&st, TCOMM_F32, TCOMM_SUM, 300001, rank == 0, 0,
+                           &done);
+    bad += all_reduce_case(&st, TCOMM_F64, TCOMM_MIN, 1003, rank == 1, 1,
+                           &done);
+    wrong_done += done != cma;
     ck_assert_int_eq(agree_sum(bad), 0);
     ck_assert_int_eq(agree_sum(wrong_done), 0);
     free_state(&st);
@@ -298,6 +304,9 @@ static void expect_fallback(void (*spoil)(int on))
     bad += all_reduce_case(&st, TCOMM_F32, TCOMM_SUM, 1u << 16, 1, 0, &done);
     any += done;
     bad += all_reduce_case(&st, TCOMM_F32, TCOMM_SUM, 1u << 16, 0, 0, &done);
+    any += done;
+    bad += all_reduce_case(&st, TCOMM_F32, TCOMM_SUM, 1u << 16, rank == 0, 0,
+                           &done);
     any += done;
     const size_t shape[3] = {64, 512 * (size_t)np, 1};
     bad += reduce_scatter_case(&st, TCOMM_BF16, TCOMM_MAX, shape, 1, 0, &done);

@@ -53,6 +53,7 @@ typedef struct {
     char *tmp, *acc;  /* BLOCK each: a peer's block, in place's fold */
     const char *push; /* all_reduce: this rank's output, whose folded
                          blocks go to every peer's output as they are */
+    int in_place;     /* some rank's note has out == in: the same on all */
 } job_t;
 
 int tcomm_node_reduce_applies(const tcomm_mpi_state_t *st, int kind,
@@ -79,9 +80,13 @@ static int start(job_t *j, tcomm_mpi_state_t *st, const tcomm_shm_note_t *mine,
     tcomm_node_call_begin(&j->c, st, mine);
     if (!j->peer || !j->tmp) /* out of memory: every rank goes to MPI */
         tcomm_node_call_copied(&j->c, 0);
+    j->in_place = mine->addr == mine->out;
     for (int r = 0; r < n; r++)
-        if (r != st->rank)
-            go &= tcomm_node_call_peer(&j->c, r, &j->peer[r]);
+        if (r != st->rank) { /* every note read, even out of memory */
+            tcomm_shm_note_t one, *p = j->peer ? &j->peer[r] : &one;
+            go &= tcomm_node_call_peer(&j->c, r, p);
+            j->in_place |= p->addr == p->out;
+        }
     return go && j->peer && j->tmp;
 }
 
@@ -243,13 +248,14 @@ int tcomm_node_all_reduce(tcomm_mpi_state_t *st, const void *in, void *out,
     o = (char *)out + lo * es;
     go = start(&j, st, &mine, dtype, op);
     j.push = out;
-    if (in_place) {
-        /* Nothing is stored in place before every rank has read its
-         * first block from every peer: a peer that cannot copy is heard
-         * here, with every input whole for MPI. */
+    if (j.in_place) { /* every rank, so that all meet in the same fences */
+        /* Nothing is stored before every rank has read its first block
+         * from every peer: a peer that cannot copy is heard here, with
+         * every input whole for MPI. */
         head = len * es < BLOCK ? len * es : BLOCK;
         if (go && head)
-            go = fold_block(&j, j.acc, o, lo * es, 0, 1, head, 1, 0);
+            go = fold_block(&j, j.acc, (const char *)in + lo * es,
+                            lo * es, 0, 1, head, 1, 0);
         go = tcomm_node_call_fence(&j.c) && go;
         if (go && head) {
             memcpy(o, j.acc, head);
