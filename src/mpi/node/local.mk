@@ -6,4 +6,5 @@ libtcomm_internal_la_SOURCES += \
 	src/mpi/node/tcomm_shm_bcast.h src/mpi/node/tcomm_pull.h \
 	src/mpi/node/node_shm.c src/mpi/node/shm_min.c \
 	src/mpi/node/shm_bcast.c src/mpi/node/pull.c \
-	src/mpi/node/tcomm_node_call.h src/mpi/node/node_call.c
+	src/mpi/node/tcomm_node_call.h src/mpi/node/node_call.c \
+	src/mpi/node/tcomm_node_gather.h src/mpi/node/node_gather.c
