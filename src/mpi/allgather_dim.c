@@ -136,6 +136,10 @@ int tcomm_ag_fits_int(const tcomm_ag_plan_t *p, size_t outer)
 /* Requests per window of rows: 8 KiB of MPI_Request on the stack. */
 #define TCOMM_WINDOW_REQS 1024
 
+/* Up to this many output bytes the gather goes through a temporary on
+ * the stack (a few memcpy of little data beat any datatype). */
+#define TCOMM_AG_STACK ((size_t)16 << 10)
+
 /* The pull pays once the largest input is this big (below, its two
  * extra small MPI calls and the system calls cost more than they save). */
 #define TCOMM_PULL_MIN_BYTES ((size_t)256 << 10)
@@ -195,6 +199,17 @@ int tcomm_mpi_allgather_dim(const void *in, void *out, tcomm_dtype_t dtype,
     if (outer == 1) { /* blocks are contiguous: straight into out */
         rc = tcomm_mpi_allgatherv(in, seg[p.rank], out, seg, p.off, dtype,
                                   comm);
+        tcomm_ag_plan_free(&p);
+        return rc;
+    }
+    if (outer * p.total * es <= TCOMM_AG_STACK) {
+        /* small: one MPI_Allgatherv into a temporary on the stack (no
+         * allocation to agree on), placed by memcpy */
+        char tmp[TCOMM_AG_STACK];
+        rc = tcomm_mpi_allgatherv(in, p.cnt[p.rank], tmp, p.cnt, p.dsp,
+                                  dtype, comm);
+        if (rc == MPI_SUCCESS)
+            tcomm_host_gather_unpack(tmp, out, es, outer, p.nranks, seg);
         tcomm_ag_plan_free(&p);
         return rc;
     }

@@ -83,7 +83,7 @@ tcomm_status_t tcomm_mpi_all_gather(void *state, const tcomm_tensor_t *in,
     /* on one node, each rank reads its peers' inputs into place
      * (src/mpi/node/node_gather.c); MPI where it does not apply or did
      * not copy (it rewrites out whole) */
-    if (tcomm_node_gather_applies(st, outer, outer * off * es)) {
+    if (tcomm_node_gather_applies(st, outer * off * es)) {
         rc = tcomm_node_all_gather(st, in->data, out->data, outer, rb,
                                    (int)in->dtype, &done);
         if (done)

@@ -10,18 +10,17 @@
 
 #include "tcomm_backend_mpi.h"
 
-/* Output bytes from which the single copy is used, along dim 0 (outer
- * == 1, contiguous blocks) and along a dim > 0 (rows at a stride). The
- * figures behind them are in doc/performance.md ("Single-copy gathers
- * on one node"). */
-#define TCOMM_NODE_GATHER_MIN0 ((size_t)8 << 10)
-#define TCOMM_NODE_GATHER_MIN1 ((size_t)4 << 10)
+/* Output bytes per rank from which the single copy is used, along every
+ * dim: below, MPI's eager messages (vader copies up to 4 KiB through its
+ * shared fragments) beat a system call and a fence; from there MPI's
+ * rendezvous costs what our protocol does. The figures are in
+ * doc/performance.md ("Single-copy gathers on one node"). */
+#define TCOMM_NODE_GATHER_MIN ((size_t)4 << 10)
 
-/* Does an all_gather of out_bytes in outer rows on st go through
+/* Does an all_gather of out_bytes on st go through
  * tcomm_node_all_gather? The same answer on every rank of the same
  * call. */
-int tcomm_node_gather_applies(const tcomm_mpi_state_t *st, size_t outer,
-                              size_t out_bytes);
+int tcomm_node_gather_applies(const tcomm_mpi_state_t *st, size_t out_bytes);
 
 /* Collective: in is [outer][rb[rank]] bytes, out [outer][sum(rb)], rank
  * r's rows at byte column sum(rb[0..r)); dtype only tells calls apart.
