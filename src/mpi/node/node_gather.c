@@ -9,9 +9,9 @@
  * each). Here each rank reads every peer's input once, straight into
  * place: one process_vm_readv per peer, with the rows of out as its
  * scatter list along a dim > 0. The synchronisation is the node
- * protocol (node_call.c): a note per rank and one fence, ~0.2 us on 2
- * ranks, where the MPI-synchronised pull (src/mpi/allgather_pull.c)
- * paid an MPI_Allgather and an MPI_Allreduce, a few us.
+ * protocol (node_call.c): a note per rank and one fence, a fraction of
+ * the MPI_Allgather and MPI_Allreduce that the MPI-synchronised pull
+ * (src/mpi/allgather_pull.c) pays.
  *
  * A note's bytes are the output's (the same on every rank of the same
  * call, uneven sizes included); its sig carries the dtype and a hash of
@@ -24,9 +24,16 @@
 #include "tcomm_node_call.h"
 #include "tcomm_node_gather.h"
 
+/* Not tcomm_node_copy_allowed: its rule of no more ranks than cores is
+ * the broadcast's, whose receivers spin on the root's line. Here every
+ * rank reads its peers on its own and meets them once, in the fence,
+ * where MPI_Allgatherv meets them at every step of its algorithm: with
+ * more ranks than cores, each step waits for a rank without a core. So
+ * the single copy is the faster here too (doc/performance.md). */
 int tcomm_node_gather_applies(const tcomm_mpi_state_t *st, size_t out_bytes)
 {
-    return tcomm_node_copy_allowed(st) &&
+    return st->shm_min && st->size > 1 &&
+           tcomm_mpi_pull_state(st->comm) != PULL_OFF &&
            out_bytes >= TCOMM_NODE_GATHER_MIN * (size_t)st->size;
 }
 
@@ -44,8 +51,8 @@ static uint64_t layout_sig(int dtype, size_t outer, const size_t *rb, int n)
 
 /* Rows shorter than this are read packed, in one system call, into a
  * temporary and placed by memcpy: the kernel's copy into a scatter list
- * costs ~25 ns per entry, more than a memcpy of a short row, and every
- * further system call ~1 us. */
+ * costs more per entry than a memcpy of a short row, and a system call
+ * per chunk more still (doc/performance.md). */
 #define ROW_VIA_TMP ((size_t)1024)
 #define STACK_BYTES ((size_t)16 << 10)
 
