@@ -143,8 +143,9 @@ int tcomm_ag_fits_int(const tcomm_ag_plan_t *p, size_t outer)
 #define TCOMM_AG_STACK ((size_t)16 << 10)
 
 /* The pull pays once the largest input is this big (below, its two
- * extra small MPI calls and the system calls cost more than they save). */
-#define TCOMM_PULL_MIN_BYTES ((size_t)256 << 10)
+ * extra small MPI calls and the system calls cost more than they save;
+ * measured where it runs now, without a node segment: doc/performance.md). */
+#define TCOMM_PULL_MIN_BYTES ((size_t)64 << 10)
 
 static int pull_pays(const tcomm_ag_plan_t *p, size_t outer,
                      const size_t *seg)
@@ -176,17 +177,17 @@ static int pull_pays(const tcomm_ag_plan_t *p, size_t outer,
  * Nothing is allocated (no agreement needed); the choice per sender
  * depends only on seg[] and the dtype, which every rank knows.
  *
- * On one node with the node segment and no more ranks than cores, the
+ * On one node with the node segment (any number of ranks), the
  * backend does not come here from 4 KiB a rank: the node protocol's
  * single copy (src/mpi/node/node_gather.c) goes first along every dim.
  * It fixed the cliff at 8-128 KiB, where (c') ran: vader cannot read a
  * non-contiguous receive type in place, so the bytes went twice through
- * its fragments, and the old (e) paid two MPI calls that only paid off
- * from 256 KiB. What remains here: up to 16 KiB of output a temporary
+ * its fragments, and the old (e), with its two MPI calls, started at
+ * 256 KiB. What remains here: up to 16 KiB of output a temporary
  * on the stack (one MPI_Allgatherv and a few memcpy, no allocation to
  * agree on; it beats (c')); (e), the MPI-synchronised pull, from
- * 256 KiB where the node protocol does not run (a timeout set, more
- * ranks than cores); the table above otherwise. Numbers in
+ * 64 KiB a rank where the node protocol does not run (a timeout set:
+ * no node segment); the table above otherwise. Numbers in
  * doc/performance.md ("Single-copy gathers on one node"). */
 int tcomm_mpi_allgather_dim(const void *in, void *out, tcomm_dtype_t dtype,
                             size_t outer, const size_t *seg, MPI_Comm comm)
