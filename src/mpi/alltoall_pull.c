@@ -12,17 +12,17 @@
  * folded into the scatter lists (numbers at the dispatch,
  * alltoall_strided.c).
  *
- * Protocol: on one node with the segment (p->st, tcomm_node_copy_allowed)
- * the node protocol (src/mpi/node/node_call.c): a note per rank (in,
- * out, and a signature of the layout), the copies, one fence that keeps
- * every input unchanged and every output unread until all copies are
- * done, ~0.2 us on 2 ranks. Elsewhere (more ranks than cores, a
- * timeout, no segment) the same copies between an MPI_Allgather of (in,
- * out, pid, PID namespace) and an MPI_Allreduce(MIN) of a success flag,
- * a few us. If a rank could not copy, every rank learns it, the
- * communicator's pull is off for good, and the caller redoes the call
- * through MPI (out is rewritten whole). Equal calls only: a peer's
- * layout is then ours. */
+ * Protocol: on one node with the segment (p->st, and
+ * tcomm_node_pull_allowed: at any number of ranks per core, as the
+ * gathers) the node protocol (src/mpi/node/node_call.c): a note per
+ * rank (in, out, and a signature of the layout), the copies, one fence
+ * that keeps every input unchanged and every output unread until all
+ * copies are done. Elsewhere (a timeout, so no segment) the same copies
+ * between an MPI_Allgather of (in, out, pid, PID namespace) and an
+ * MPI_Allreduce(MIN) of a success flag. If a rank could not copy, every
+ * rank learns it, the communicator's pull is off for good, and the
+ * caller redoes the call through MPI (out is rewritten whole). Equal
+ * calls only: a peer's layout is then ours. */
 #define _GNU_SOURCE /* process_vm_readv, IOV_MAX */
 #include <limits.h>
 #include <stdint.h>
@@ -33,6 +33,7 @@
 
 #include "tcomm_mpi_alltoall.h"
 #include "tcomm_node_call.h"
+#include "tcomm_node_gather.h"
 #include "tcomm_pull.h"
 #include "tcomm_test_hooks.h"
 
@@ -231,7 +232,7 @@ int tcomm_a2a_pull(const tcomm_a2a_plan_t *p, const void *in, void *out,
     int rc, state;
 
     *done = 0;
-    if (p->st && tcomm_node_copy_allowed(p->st))
+    if (p->st && tcomm_node_pull_allowed(p->st))
         return node_pull(p, in, out, done);
     if ((rc = tcomm_mpi_pull_node_state(comm, &state)) != MPI_SUCCESS ||
         state == PULL_OFF)
