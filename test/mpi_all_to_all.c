@@ -15,6 +15,8 @@
 #include "mpi_a2a_ref.h"
 #include "mpi_reference.h"
 #include "mpi_suite.h"
+#include "tcomm_backend_mpi.h"
+#include "tcomm_pull.h"
 #include "tcomm_mpi.h"
 #include "tcomm_test_hooks.h"
 
@@ -273,11 +275,36 @@ START_TEST(strided_paths_without_single_copy)
 }
 END_TEST
 
+/* The last rank in a PID namespace of its own (a container sharing
+ * /dev/shm): its pid means another process here, so no rank copies by
+ * it; everyone falls back as above. */
+START_TEST(strided_paths_other_pid_namespace)
+{
+    tcomm_comm_t *c;
+    size_t rows[2] = {64 * (size_t)nranks, 2048};
+    size_t cols[2] = {64, 2048 * (size_t)nranks};
+    ck_assert_int_eq(tcomm_comm_create_mpi(MPI_COMM_WORLD, &c),
+                     TCOMM_SUCCESS);
+    tcomm_test_set_hook(TCOMM_HOOK_PID_NAMESPACE,
+                        rank == nranks - 1 ? 12345 : 0);
+    check_equal(c, TCOMM_F32, 2, cols, 1, 0, FORM_ALLOC);
+    check_equal(c, TCOMM_F32, 2, rows, 0, 1, FORM_INTO);
+    tcomm_test_set_hook(TCOMM_HOOK_PID_NAMESPACE, 0);
+    /* nobody copied: the communicator keeps to MPI */
+    tcomm_mpi_state_t *st = c->state;
+    if (nranks > 1)
+        ck_assert_int_eq(tcomm_mpi_pull_state(st->comm), PULL_OFF);
+    strided_sizes(c);
+    tcomm_comm_destroy(c);
+}
+END_TEST
+
 /* A failed check leaves its test at once: no hook outlives it. */
 static void reset_hooks(void)
 {
     tcomm_test_set_hook(TCOMM_HOOK_COUNT_LIMIT, 0);
     tcomm_test_set_hook(TCOMM_HOOK_PULL_FAIL, 0);
+    tcomm_test_set_hook(TCOMM_HOOK_PID_NAMESPACE, 0);
 }
 
 int main(int argc, char **argv)
@@ -305,6 +332,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, large_count_pieces);
     tcase_add_test(tc, strided_paths_single_copy);
     tcase_add_test(tc, strided_paths_without_single_copy);
+    tcase_add_test(tc, strided_paths_other_pid_namespace);
     suite_add_tcase(s, tc);
     failed = tcomm_test_run_suite(s, 0);
     tcomm_graph_destroy(graph);

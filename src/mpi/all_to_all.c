@@ -49,6 +49,7 @@ static tcomm_status_t run(tcomm_mpi_state_t *st, tcomm_a2a_plan_t *p,
 {
     const char *path = "mpi_alltoall";
     int rc;
+    p->st = st; /* the pull's node protocol */
     if (p->equal && any_strided)
         rc = tcomm_a2a_strided(p, in->data, out->data, st->comm, &path);
     else

@@ -10,7 +10,9 @@
  *   (d) pipe: (a) in groups of rows, unpack of group k while group k+1
  *       moves (MPI_Iallgatherv, progressed by MPI_Test between rows);
  *   (e) pull: on one node, each rank reads the peers' rows into place
- *       with process_vm_readv (src/mpi/allgather_pull.c).
+ *       with process_vm_readv, synchronised by MPI
+ *       (src/mpi/allgather_pull.c); the node protocol's pull
+ *       (src/mpi/node/node_gather.c) runs before any of these.
  * (b), (c), (c') and (d) are in bench/allgather_candidates.c; this file
  * has the shared per-call layout, (a) and the dispatch (at the end). */
 #include <limits.h>
@@ -136,9 +138,14 @@ int tcomm_ag_fits_int(const tcomm_ag_plan_t *p, size_t outer)
 /* Requests per window of rows: 8 KiB of MPI_Request on the stack. */
 #define TCOMM_WINDOW_REQS 1024
 
+/* Up to this many output bytes the gather goes through a temporary on
+ * the stack (a few memcpy of little data beat any datatype). */
+#define TCOMM_AG_STACK ((size_t)16 << 10)
+
 /* The pull pays once the largest input is this big (below, its two
- * extra small MPI calls and the system calls cost more than they save). */
-#define TCOMM_PULL_MIN_BYTES ((size_t)256 << 10)
+ * extra small MPI calls and the system calls cost more than they save;
+ * measured where it runs now, without a node segment: doc/performance.md). */
+#define TCOMM_PULL_MIN_BYTES ((size_t)64 << 10)
 
 static int pull_pays(const tcomm_ag_plan_t *p, size_t outer,
                      const size_t *seg)
@@ -170,11 +177,18 @@ static int pull_pays(const tcomm_ag_plan_t *p, size_t outer,
  * Nothing is allocated (no agreement needed); the choice per sender
  * depends only on seg[] and the dtype, which every rank knows.
  *
- * (e) beats all of them on one node: it is the single copy of
- * MPI_Allgather itself, with a scatter list on the reader's side
- * (osu_tcomm_allgather --dim 1 --baseline, 2 ranks, load 4-6: ratio
- * 1.0-1.13 from 256 KiB to 16 MiB, where (c)/(c') gave 1.2-2.2), so it
- * goes first from 256 KiB on; the table above is the fallback. */
+ * On one node with the node segment (any number of ranks), the
+ * backend does not come here from 4 KiB a rank: the node protocol's
+ * single copy (src/mpi/node/node_gather.c) goes first along every dim.
+ * It fixed the cliff at 8-128 KiB, where (c') ran: vader cannot read a
+ * non-contiguous receive type in place, so the bytes went twice through
+ * its fragments, and the old (e), with its two MPI calls, started at
+ * 256 KiB. What remains here: up to 16 KiB of output a temporary
+ * on the stack (one MPI_Allgatherv and a few memcpy, no allocation to
+ * agree on; it beats (c')); (e), the MPI-synchronised pull, from
+ * 64 KiB a rank where the node protocol does not run (a timeout set:
+ * no node segment); the table above otherwise. Numbers in
+ * doc/performance.md ("Single-copy gathers on one node"). */
 int tcomm_mpi_allgather_dim(const void *in, void *out, tcomm_dtype_t dtype,
                             size_t outer, const size_t *seg, MPI_Comm comm)
 {
@@ -195,6 +209,17 @@ int tcomm_mpi_allgather_dim(const void *in, void *out, tcomm_dtype_t dtype,
     if (outer == 1) { /* blocks are contiguous: straight into out */
         rc = tcomm_mpi_allgatherv(in, seg[p.rank], out, seg, p.off, dtype,
                                   comm);
+        tcomm_ag_plan_free(&p);
+        return rc;
+    }
+    if (outer * p.total * es <= TCOMM_AG_STACK) {
+        /* small: one MPI_Allgatherv into a temporary on the stack (no
+         * allocation to agree on), placed by memcpy */
+        char tmp[TCOMM_AG_STACK];
+        rc = tcomm_mpi_allgatherv(in, p.cnt[p.rank], tmp, p.cnt, p.dsp,
+                                  dtype, comm);
+        if (rc == MPI_SUCCESS)
+            tcomm_host_gather_unpack(tmp, out, es, outer, p.nranks, seg);
         tcomm_ag_plan_free(&p);
         return rc;
     }

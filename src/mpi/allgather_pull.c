@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* all_gather along a dim > 0 on one node: every rank pulls the peers'
- * rows straight into place with Linux cross-memory attach
- * (process_vm_readv, one system call per peer and up to IOV_MAX rows).
+/* all_gather along a dim > 0 on one node, where the node protocol
+ * (src/mpi/node/node_gather.c) does not run (a timeout set, so no node
+ * segment): every rank pulls the peers' rows
+ * straight into place with Linux cross-memory attach (process_vm_readv,
+ * one system call per peer and up to IOV_MAX rows), synchronised by two
+ * small MPI calls.
  *
  * Why: each row of a rank's input lands at a stride in out. Through MPI
  * that is either two copies of every byte (a derived receive type or a

@@ -28,6 +28,7 @@ int tcomm_a2a_plan_alloc(tcomm_a2a_plan_t *p, tcomm_dtype_t dtype,
     size_t *mem = p->stack;
 
     p->dtype = dtype;
+    p->st = NULL;
     p->es = tcomm_dtype_size(dtype);
     if (p->es == 0)
         return MPI_ERR_TYPE;

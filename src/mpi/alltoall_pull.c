@@ -12,13 +12,17 @@
  * folded into the scatter lists (numbers at the dispatch,
  * alltoall_strided.c).
  *
- * Protocol, as the all_gather pull (allgather_pull.c): MPI_Allgather of
- * (in, out, pid, PID namespace); the copies; MPI_Allreduce(MIN) of a
- * success flag, which also keeps every input unchanged and every output
- * unread until all copies are done. If a rank could not read, every rank learns it, the
- * communicator's pull is off for good, and the caller redoes the call
- * through MPI (out is rewritten whole). Equal calls only: a peer's
- * layout is then ours. */
+ * Protocol: on one node with the segment (p->st, and
+ * tcomm_node_pull_allowed: at any number of ranks per core, as the
+ * gathers) the node protocol (src/mpi/node/node_call.c): a note per
+ * rank (in, out, and a signature of the layout), the copies, one fence
+ * that keeps every input unchanged and every output unread until all
+ * copies are done. Elsewhere (a timeout, so no segment) the same copies
+ * between an MPI_Allgather of (in, out, pid, PID namespace) and an
+ * MPI_Allreduce(MIN) of a success flag. If a rank could not copy, every
+ * rank learns it, the communicator's pull is off for good, and the
+ * caller redoes the call through MPI (out is rewritten whole). Equal
+ * calls only: a peer's layout is then ours. */
 #define _GNU_SOURCE /* process_vm_readv, IOV_MAX */
 #include <limits.h>
 #include <stdint.h>
@@ -28,6 +32,8 @@
 #include <unistd.h>
 
 #include "tcomm_mpi_alltoall.h"
+#include "tcomm_node_call.h"
+#include "tcomm_node_gather.h"
 #include "tcomm_pull.h"
 #include "tcomm_test_hooks.h"
 
@@ -125,42 +131,90 @@ static walk_t recv_walk(const tcomm_a2a_plan_t *p, uint64_t out, int from)
     return w;
 }
 
-static int pull(const tcomm_a2a_plan_t *p, const void *in, void *out,
-                MPI_Comm comm, int state, peer_t *peers, int *done)
+/* The side with fewer rows is the remote one: the kernel pins the
+ * remote pages one iovec at a time (~0.3 us each: 64 strided remote rows
+ * cost 20 us), while local iovecs are plain copies. So read where the
+ * sender's block has fewer rows (split 0), else write into the peer's
+ * out (concat 0). Every rank has the same layout, hence the same
+ * choice. */
+static int pushes(const tcomm_a2a_plan_t *p)
+{
+    return p->souter > p->router;
+}
+
+static void copy_own(const tcomm_a2a_plan_t *p, const void *in, void *out)
+{
+    if (p->sw[p->rank] && p->souter) {
+        walk_t s = send_walk(p, (uint64_t)(uintptr_t)in, p->rank);
+        walk_t d = recv_walk(p, (uint64_t)(uintptr_t)out, p->rank);
+        copy_block(&s, &d);
+    }
+}
+
+/* Our block with peer r (pid, its in and out). 1: moved. */
+static int with_peer(const tcomm_a2a_plan_t *p, const void *in, void *out,
+                     int r, pid_t pid, uint64_t rin, uint64_t rout)
+{
+    walk_t rem, loc;
+    if (!p->sw[p->rank] || !p->souter)
+        return 1;
+    if (pushes(p)) {
+        rem = recv_walk(p, rout, p->rank);
+        loc = send_walk(p, (uint64_t)(uintptr_t)in, r);
+    } else {
+        rem = send_walk(p, rin, p->rank);
+        loc = recv_walk(p, (uint64_t)(uintptr_t)out, r);
+    }
+    return move_block(pid, &rem, &loc, pushes(p));
+}
+
+/* The node protocol: notes, copies, one fence. */
+static int node_pull(const tcomm_a2a_plan_t *p, const void *in, void *out,
+                     int *done)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a of the layout */
+    size_t dims[4] = {p->souter, p->stotal, p->router, p->rtotal};
+    for (int i = 0; i < 4; i++)
+        h = (h ^ dims[i]) * 1099511628211ull;
+    tcomm_shm_note_t mine = {
+        .addr = (uint64_t)(uintptr_t)in, .out = (uint64_t)(uintptr_t)out,
+        .bytes = p->souter * p->stotal * p->es,
+        .sig = tcomm_node_sig(TCOMM_NODE_ALL_TO_ALL, (int)p->dtype, 0, 0) ^
+               (h ^ h >> 40) << 24},
+                     peer;
+    tcomm_node_call_t c;
+
+    tcomm_node_call_begin(&c, p->st, &mine);
+    copy_own(p, in, out);
+    for (int k = 1; k < p->nranks; k++) {
+        int r = (p->rank + k) % p->nranks;
+        if (tcomm_node_call_peer(&c, r, &peer))
+            tcomm_node_call_copied(&c, with_peer(p, in, out, r,
+                                                 (pid_t)peer.pid, peer.addr,
+                                                 peer.out));
+    }
+    tcomm_node_call_fence(&c);
+    return tcomm_node_call_end(&c, done);
+}
+
+/* The MPI-synchronised protocol, with peers[nranks] at hand. */
+static int mpi_pull(const tcomm_a2a_plan_t *p, const void *in, void *out,
+                    MPI_Comm comm, int state, peer_t *peers, int *done)
 {
     peer_t me = {(uint64_t)(uintptr_t)in, (uint64_t)(uintptr_t)out,
                  (uint64_t)getpid(), tcomm_pid_namespace()};
-    int rc, all = 0, ok = 1, fail = tcomm_test_hook(TCOMM_HOOK_PULL_FAIL) != 0;
-    /* The side with fewer rows is the remote one: the kernel pins the
-     * remote pages one iovec at a time (~0.3 us each: 64 strided remote
-     * rows cost 20 us), while local iovecs are plain copies. So read
-     * where the sender's block has fewer rows (split 0), else write
-     * into the peer's out (concat 0). Every rank has the same layout,
-     * hence the same choice. */
-    int push = p->souter > p->router;
+    int rc, all = 0, ok = 1, fail = tcomm_test_hook(TCOMM_HOOK_PULL_FAIL);
 
     rc = MPI_Allgather(&me, 4, MPI_UINT64_T, peers, 4, MPI_UINT64_T, comm);
     if (rc != MPI_SUCCESS)
         return rc;
-    if (p->sw[p->rank] && p->souter) {
-        walk_t s = send_walk(p, me.in, p->rank);
-        walk_t d = recv_walk(p, me.out, p->rank);
-        copy_block(&s, &d);
-    }
+    copy_own(p, in, out);
     /* start with the next rank, so that not everyone reads rank 0 first */
-    for (int k = 1; k < p->nranks && ok && p->sw[p->rank] && p->souter;
-         k++) {
+    for (int k = 1; k < p->nranks && ok; k++) {
         int r = (p->rank + k) % p->nranks;
-        walk_t rem, loc;
-        if (push) {
-            rem = recv_walk(p, peers[r].out, p->rank);
-            loc = send_walk(p, me.in, r);
-        } else {
-            rem = send_walk(p, peers[r].in, p->rank);
-            loc = recv_walk(p, me.out, r);
-        }
         ok = !fail && peers[r].ns == me.ns &&
-             move_block((pid_t)peers[r].pid, &rem, &loc, push);
+             with_peer(p, in, out, r, (pid_t)peers[r].pid, peers[r].in,
+                       peers[r].out);
     }
     rc = MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
     if (rc != MPI_SUCCESS)
@@ -178,6 +232,8 @@ int tcomm_a2a_pull(const tcomm_a2a_plan_t *p, const void *in, void *out,
     int rc, state;
 
     *done = 0;
+    if (p->st && tcomm_node_pull_allowed(p->st))
+        return node_pull(p, in, out, done);
     if ((rc = tcomm_mpi_pull_node_state(comm, &state)) != MPI_SUCCESS ||
         state == PULL_OFF)
         return rc;
@@ -185,7 +241,7 @@ int tcomm_a2a_pull(const tcomm_a2a_plan_t *p, const void *in, void *out,
     if (p->nranks > TCOMM_STACK_RANKS &&
         !(peers = malloc((size_t)p->nranks * sizeof *peers)))
         return MPI_ERR_NO_MEM;
-    rc = pull(p, in, out, comm, state, peers, done);
+    rc = mpi_pull(p, in, out, comm, state, peers, done);
     if (peers != stack)
         free(peers);
     return rc;

@@ -11,6 +11,7 @@
 #include "tcomm_log.h"
 #include "tcomm_mpi_kernels.h"
 #include "tcomm_mpi_reshape.h"
+#include "tcomm_node_gather.h"
 #include "tcomm_node_reduce.h"
 #include "tcomm_shm_bcast.h"
 
@@ -77,20 +78,33 @@ tcomm_status_t tcomm_mpi_all_gather(void *state, const tcomm_tensor_t *in,
 {
     tcomm_mpi_state_t *st = state;
     int n = st->size;
-    size_t outer, inner;
+    size_t outer, inner, es = tcomm_dtype_size(in->dtype);
     tcomm_dim_split(in, dim, &outer, &inner);
-    size_t stack[2 * TCOMM_STACK_RANKS], *seg = stack;
-    if (n > TCOMM_STACK_RANKS && !(seg = malloc(2 * (size_t)n * sizeof *seg)))
+    size_t stack[3 * TCOMM_STACK_RANKS], *seg = stack;
+    if (n > TCOMM_STACK_RANKS && !(seg = malloc(3 * (size_t)n * sizeof *seg)))
         return tcomm_error(TCOMM_ERR_NO_MEMORY,
                            "tcomm_all_gather: out of host memory");
-    size_t *displs = seg + n, off = 0;
+    size_t *displs = seg + n, *rb = displs + n, off = 0;
     for (int r = 0; r < n; r++) {
         seg[r] = sizes[r] * inner;
+        rb[r] = seg[r] * es;
         displs[r] = off;
         off += seg[r];
     }
-    int rc;
-    if (outer == 1) {
+    int rc = MPI_SUCCESS, done = 0;
+    /* on one node, each rank reads its peers' inputs into place
+     * (src/mpi/node/node_gather.c); MPI where it does not apply or did
+     * not copy (it rewrites out whole) */
+    if (tcomm_node_gather_applies(st, outer * off * es)) {
+        rc = tcomm_node_all_gather(st, in->data, out->data, outer, rb,
+                                   (int)in->dtype, &done);
+        if (done)
+            note_path(st, 1u << 24, "node_allgather",
+                      "all_gather: single copies on one node");
+    }
+    if (rc != MPI_SUCCESS || done)
+        ; /* gathered, or an MPI error to report */
+    else if (outer == 1) {
         note_path(st, 1u << 2, "mpi_allgatherv",
                   "all_gather: MPI_Allgatherv in place");
         rc = tcomm_mpi_allgatherv(in->data, seg[st->rank], out->data, seg,

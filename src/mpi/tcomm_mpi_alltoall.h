@@ -26,6 +26,9 @@ typedef struct {
     int fits;    /* counts fit the count limit on every rank */
     size_t souter, stotal, router, rtotal;
     size_t *sw, *soff, *rw, *roff; /* nranks each, in elements */
+    /* the backend's state where the caller has one (NULL from
+     * tcomm_a2a_plan_alloc): the pull's node protocol needs its segment */
+    struct tcomm_mpi_state *st;
     size_t stack[4 * TCOMM_STACK_RANKS];
 } tcomm_a2a_plan_t;
 
@@ -66,9 +69,12 @@ int tcomm_a2a_vector(const tcomm_a2a_plan_t *p, const void *in, void *out,
 int tcomm_a2a_rows(const tcomm_a2a_plan_t *p, const void *in, void *out,
                    MPI_Comm comm);
 /* (e) on one node: each rank reads its blocks from the peers' inputs
- * into place (process_vm_readv; src/mpi/alltoall_pull.c). *done = 0 when
- * it did not apply (off, not one node, a rank could not read): then out
- * must be written by another path. The same *done on every rank. */
+ * into place (process_vm_readv; src/mpi/alltoall_pull.c), synchronised
+ * through the node segment where p->st has one and single copies are
+ * allowed there (tcomm_node_pull_allowed), else by MPI. *done = 0 when
+ * it did not apply (off, not one node, a rank could not read, calls
+ * that differ): then out must be written by another path. The same
+ * *done on every rank. */
 int tcomm_a2a_pull(const tcomm_a2a_plan_t *p, const void *in, void *out,
                    MPI_Comm comm, int *done);
 /* Do the counts and strides fit the int arguments of (b), (c), (d), and

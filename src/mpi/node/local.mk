@@ -7,4 +7,5 @@ libtcomm_internal_la_SOURCES += \
 	src/mpi/node/node_shm.c src/mpi/node/shm_min.c \
 	src/mpi/node/shm_bcast.c src/mpi/node/pull.c \
 	src/mpi/node/tcomm_node_call.h src/mpi/node/node_call.c \
-	src/mpi/node/tcomm_node_reduce.h src/mpi/node/node_reduce.c
+	src/mpi/node/tcomm_node_reduce.h src/mpi/node/node_reduce.c \
+	src/mpi/node/tcomm_node_gather.h src/mpi/node/node_gather.c

@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* all_gather on one node by cross-memory attach, along every dim.
+ *
+ * Why: MPI_Allgather(v) between ranks of one node copies small blocks
+ * twice (in and out of vader's shared fragments) and big ones once (a
+ * CMA read by the receiver), after a rendezvous per peer; along a dim >
+ * 0 the blocks are strided in out, which MPI moves through a derived
+ * datatype or a temporary (two copies) or one message per row (a few us
+ * each). Here each rank reads every peer's input once, straight into
+ * place: one process_vm_readv per peer, with the rows of out as its
+ * scatter list along a dim > 0. The synchronisation is the node
+ * protocol (node_call.c): a note per rank and one fence, a fraction of
+ * the MPI_Allgather and MPI_Allreduce that the MPI-synchronised pull
+ * (src/mpi/allgather_pull.c) pays.
+ *
+ * A note's bytes are the output's (the same on every rank of the same
+ * call, uneven sizes included); its sig carries the dtype and a hash of
+ * outer and every rank's row bytes, so that a call whose sizes differ
+ * (TCOMM_CHECK=0) copies nothing. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tcomm_node_call.h"
+#include "tcomm_node_gather.h"
+
+/* Not tcomm_node_copy_allowed: its rule of no more ranks than cores is
+ * the broadcast's, whose receivers spin on the root's line. Here every
+ * rank reads its peers on its own and meets them once, in the fence,
+ * where MPI's collectives meet them at every step of their algorithms:
+ * with more ranks than cores, each step waits for a rank without a
+ * core. So the single copy is the faster there too (doc/performance.md). */
+int tcomm_node_pull_allowed(const tcomm_mpi_state_t *st)
+{
+    return st->shm_min && st->size > 1 &&
+           tcomm_mpi_pull_state(st->comm) != PULL_OFF;
+}
+
+int tcomm_node_gather_applies(const tcomm_mpi_state_t *st, size_t out_bytes)
+{
+    return tcomm_node_pull_allowed(st) &&
+           out_bytes >= TCOMM_NODE_GATHER_MIN * (size_t)st->size;
+}
+
+/* FNV-1a over outer and the row bytes: 40 bits above the kind, dtype
+ * and the dim-0 flag of the signature. */
+static uint64_t layout_sig(int dtype, size_t outer, const size_t *rb, int n)
+{
+    uint64_t h = 1469598103934665603ull;
+    h = (h ^ outer) * 1099511628211ull;
+    for (int r = 0; r < n; r++)
+        h = (h ^ rb[r]) * 1099511628211ull;
+    return tcomm_node_sig(TCOMM_NODE_ALL_GATHER, dtype, outer == 1, 0) ^
+           (h ^ h >> 40) << 24;
+}
+
+/* Rows shorter than this are read packed, in one system call, into a
+ * temporary and placed by memcpy: the kernel's copy into a scatter list
+ * costs more per entry than a memcpy of a short row, and a system call
+ * per chunk more still (doc/performance.md). */
+#define ROW_VIA_TMP ((size_t)1024)
+#define STACK_BYTES ((size_t)16 << 10)
+
+/* Rows of rb bytes from pid's remote (packed) into out at col, stride
+ * apart; tmp (NULL: none) holds outer * rb bytes. Calls of at most 1
+ * GiB (a system call moves under 2 GiB). 1: all read. */
+static int read_rows(pid_t pid, uint64_t remote, char *out, size_t col,
+                     size_t stride, size_t outer, size_t rb, char *tmp)
+{
+    size_t per = ((size_t)1 << 30) / rb;
+    if (outer == 1)
+        return tcomm_node_read(pid, out + col, remote, rb);
+    if (tmp && rb < ROW_VIA_TMP) {
+        if (!tcomm_node_read(pid, tmp, remote, outer * rb))
+            return 0;
+        for (size_t o = 0; o < outer; o++)
+            memcpy(out + o * stride + col, tmp + o * rb, rb);
+        return 1;
+    }
+    if (per == 0)
+        per = 1; /* a row over 1 GiB: tcomm_node_read splits it */
+    for (size_t o = 0; o < outer; o += per) {
+        size_t k = outer - o < per ? outer - o : per;
+        int ok = per == 1 ? tcomm_node_read(pid, out + o * stride + col,
+                                            remote + o * rb, rb)
+                          : tcomm_node_read_rows(pid, remote + o * rb,
+                                                 out + o * stride, col,
+                                                 stride, k, rb);
+        if (!ok)
+            return 0;
+    }
+    return 1;
+}
+
+int tcomm_node_all_gather(tcomm_mpi_state_t *st, const void *in, void *out,
+                          size_t outer, const size_t *rb, int dtype,
+                          int *done)
+{
+    int n = st->size, me = st->rank;
+    size_t stride = 0, col = 0;
+    for (int r = 0; r < n; r++) {
+        stride += rb[r];
+        col += r < me ? rb[r] : 0;
+    }
+    tcomm_shm_note_t mine = {.addr = (uint64_t)(uintptr_t)in,
+                             .out = (uint64_t)(uintptr_t)out,
+                             .bytes = outer * stride,
+                             .sig = layout_sig(dtype, outer, rb, n)},
+                     peer;
+    tcomm_node_call_t c;
+    char stack[STACK_BYTES], *tmp = NULL;
+    size_t most = 0; /* the largest peer block of short rows */
+    for (int r = 0; r < n; r++)
+        if (r != me && rb[r] < ROW_VIA_TMP && outer * rb[r] > most)
+            most = outer * rb[r];
+    /* without a temporary the rows go straight into place */
+    if (outer > 1 && most)
+        tmp = most <= sizeof stack ? stack : malloc(most);
+
+    tcomm_node_call_begin(&c, st, &mine);
+    /* our own rows while the peers publish (in place along dim 0: none) */
+    for (size_t o = 0; o < outer && rb[me]; o++) {
+        char *d = (char *)out + o * stride + col;
+        const char *s = (const char *)in + o * rb[me];
+        if (d != s)
+            memmove(d, s, rb[me]);
+    }
+    /* from the next rank on, so that not everyone reads rank 0 first */
+    for (int k = 1; k < n; k++) {
+        int r = (me + k) % n;
+        size_t at = 0;
+        for (int q = 0; q < r; q++)
+            at += rb[q];
+        if (tcomm_node_call_peer(&c, r, &peer) && rb[r] && outer)
+            tcomm_node_call_copied(
+                &c, read_rows((pid_t)peer.pid, peer.addr, out, at, stride,
+                              outer, rb[r], tmp));
+    }
+    tcomm_node_call_fence(&c); /* every read of our input is over */
+    if (tmp != stack)
+        free(tmp);
+    return tcomm_node_call_end(&c, done);
+}
