@@ -15,6 +15,7 @@ bench_libtcomm_bench_la_SOURCES = \
 	bench/bench_alltoall.c \
 	bench/bench_backend.c \
 	bench/bench_backend.h \
+	bench/bench_bound.c \
 	bench/bench_colls.c \
 	bench/bench_data.c \
 	bench/bench_nonblocking.c \
@@ -27,6 +28,10 @@ bench_libtcomm_bench_la_SOURCES = \
 	bench/bench_timing.c \
 	bench/bench_timing.h
 bench_libtcomm_bench_la_CPPFLAGS = $(BENCH_CPPFLAGS)
+# The bound's copy and add loops (bench_bound.c) vectorized as tcomm's own
+# kernels are (mpi_kernels/local.mk): -O2's cost model refuses them.
+bench_libtcomm_bench_la_CFLAGS = $(AM_CFLAGS) -ftree-vectorize \
+	-fvect-cost-model=dynamic
 
 bin_PROGRAMS += \
 	bench/osu_tcomm_allreduce \

@@ -80,12 +80,22 @@ static void buffer_sizes(bench_run_t *r)
     }
 }
 
+/* The Bound column: with --baseline, blocking, on host buffers. */
+static int has_bound(const bench_run_t *r)
+{
+    return r->opt->baseline && !r->opt->cuda && !r->opt->nonblocking &&
+           r->coll->sized;
+}
+
+/* Page-aligned, as OSU's and MPI libraries' own buffers are (tcomm's host
+ * allocator aligns blocks of 1 MiB and more to pages too). */
 static int alloc_buffers(bench_run_t *r)
 {
     buffer_sizes(r);
     int ok = posix_memalign(&r->in_buf, 4096, r->in_cap) == 0 &&
              posix_memalign(&r->out_buf, 4096, r->out_cap) == 0 &&
-             (r->check_buf = malloc(r->out_cap)) != NULL;
+             (r->check_buf = malloc(r->out_cap)) != NULL &&
+             (!has_bound(r) || bench_bound_alloc(r) == 0);
     if (!ok)
         fprintf(stderr, "%s: rank %d: cannot allocate %zu + %zu bytes of "
                 "buffers (lower -m)\n", r->opt->prog, r->rank, r->in_cap,
@@ -192,6 +202,9 @@ static void run_sizes(bench_run_t *r, FILE *json, int *failed)
         if (r->coll->sized)
             bench_fill_input(r);
         make_tensors(r);
+        if (has_bound(r))
+            res.bound_us = bench_bound_measure(r, &res.copy_gbs,
+                                               &res.add_gbs);
         if (o->nonblocking)
             bench_nb_time_size(r, &nb);
         else
@@ -231,6 +244,7 @@ static int run_rank(bench_run_t *r, void *json)
     }
     if (r->coll->release)
         r->coll->release(r);
+    bench_bound_free(r);
     free(r->check_buf);
     free(r->out_buf);
     free(r->in_buf);
