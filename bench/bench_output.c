@@ -89,7 +89,7 @@ void bench_print_row(const bench_run_t *r, const bench_result_t *res)
         printf("%*.4f%*.4f", COL_W, bw, COL_W,
                bw * r->coll->bus_factor(r->np));
     if (o->baseline && res->bound_us > 0.0)
-        printf("%*.2f", COL_W, res->bound_us);
+        printf("%*.3f", COL_W, res->bound_us);
     else if (o->baseline)
         printf("%*s", COL_W, "-");
     if (o->baseline)
@@ -157,7 +157,7 @@ void bench_json_row(FILE *f, const bench_run_t *r, const bench_result_t *res,
         fprintf(f, ", \"mpi_alt_call\": \"%s\", \"mpi_alt_med_us\": %.3f",
                 bench_mpi_call(r, 1 - res->mpi_form), res->alt_mpi_med_us);
     if (res->bound_us > 0.0)
-        fprintf(f, ", \"bound_us\": %.4f, \"bound_ratio\": %.6f, "
+        fprintf(f, ", \"bound_us\": %.6f, \"bound_ratio\": %.6f, "
                 "\"copy_gbs\": %.3f, \"add_gbs\": %.3f", res->bound_us,
                 res->med_us / res->bound_us, res->copy_gbs, res->add_gbs);
     if (o->validate)

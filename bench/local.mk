@@ -116,6 +116,8 @@ TESTS += test/bench_combine
 # Option checking and a quick -c run of every program (1 and 2 ranks);
 # the output read as printed (Ratio, the summary's digits, sizes).
 TESTS += test/bench_options.sh test/bench_validate.sh test/bench_output.sh
+# The MPI call and the bound of each row, the summary's issue-18 targets.
+TESTS += test/bench_baseline.sh
 
 # `make bench`: the sweep on 2 ranks into bench/results/ (text, JSON, a
 # PNG plot per collective) and the summary table. BENCH_NP, BENCH_SIZES
@@ -133,7 +135,7 @@ EXTRA_DIST += scripts/bench-sweep.sh scripts/bench-summary.sh bench/plot.gp \
 	doc/performance/allgather.png doc/performance/reduce_scatter.png \
 	doc/performance/bcast.png doc/performance/barrier.png \
 	test/bench_options.sh test/bench_validate.sh test/bench_lib.sh \
-	test/bench_output.sh
+	test/bench_output.sh test/bench_baseline.sh
 
 # The candidates of the reshaping collectives against raw MPI (not
 # installed): mpirun -np 2 bench/reshape_candidates. The ones the library
