@@ -130,7 +130,7 @@ bench: all
 		'$(top_srcdir)/bench/plot.gp'
 
 EXTRA_DIST += scripts/bench-sweep.sh scripts/bench-summary.sh bench/plot.gp \
-	scripts/bench-summary-nb.sh \
+	scripts/bench-summary-nb.sh scripts/osu-peer.sh \
 	doc/performance.md doc/performance/allreduce.png \
 	doc/performance/allgather.png doc/performance/reduce_scatter.png \
 	doc/performance/bcast.png doc/performance/barrier.png \
