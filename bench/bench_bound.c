@@ -15,9 +15,10 @@
  *   broadcast       one copy of (n-1)/n N (the copy shared with the
  *                   root, src/mpi/node/shm_bcast.c)
  *   all_to_all      n copies of the per-peer chunk (its own included)
- * Each piece is timed on buffers of its size in the run's dtype, every
- * rank at once (as the collective runs them), the best of a few tries,
- * and the slowest rank's best counts: the collective ends with it. */
+ * Each size's pieces are timed before the timed sizes, on buffers of the
+ * piece's size in the run's dtype, every rank at once (as the collective
+ * runs them), the best of a few tries; the slowest rank's best counts:
+ * the collective ends with it. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,54 +133,103 @@ static double time_piece(bench_run_t *r, size_t bytes, int is_add)
     return best;
 }
 
-int bench_bound_alloc(bench_run_t *r)
+/* What the bound found at one size of the run. */
+typedef struct {
+    size_t bytes;            /* r->bytes as setup left it */
+    bench_work_t w;
+    double copy_s, add_s;    /* the slowest rank's best time of a piece */
+} bench_point_t;
+
+struct bench_bound {
+    bench_point_t pt[64];    /* one per doubling size */
+    int n;
+};
+
+/* A piece never copies or adds slower per byte than a larger piece of the
+ * same run does: where a size's tries were all disturbed (a loaded
+ * machine can hold a rank off for a whole size's tries), the larger
+ * size's rate stands in for it. */
+static void envelope(struct bench_bound *b)
 {
+    for (int k = b->n - 2; k >= 0; k--) {
+        bench_point_t *p = &b->pt[k], *q = &b->pt[k + 1];
+        if (p->w.copy && q->w.copy && q->copy_s > 0.0) {
+            double t = q->copy_s / (double)q->w.copy * (double)p->w.copy;
+            p->copy_s = t < p->copy_s ? t : p->copy_s;
+        }
+        if (p->w.add && q->w.add && q->add_s > 0.0) {
+            double t = q->add_s / (double)q->w.add * (double)p->w.add;
+            p->add_s = t < p->add_s ? t : p->add_s;
+        }
+    }
+}
+
+int bench_bound_prepare(bench_run_t *r)
+{
+    struct bench_bound *bd = calloc(1, sizeof(*bd));
     size_t cap = 0;
+    int bad = !bd;
+    bench_sync_int(r, &bad, BENCH_MAX);
+    if (bad) {
+        free(bd);
+        return 1;
+    }
     for (size_t b = r->opt->min_bytes; r->coll->sized &&
-                                       b <= r->opt->max_bytes; b *= 2) {
+                                       b <= r->opt->max_bytes && bd->n < 64;
+         b *= 2) {
         r->bytes = b; /* setup may round it */
         if (r->coll->setup(r, b) < BENCH_SIZE_ROUNDED)
             continue;
-        bench_work_t w = work(r);
-        cap = w.copy > cap ? w.copy : cap;
-        cap = w.add > cap ? w.add : cap;
+        bench_point_t *p = &bd->pt[bd->n++];
+        p->bytes = r->bytes;
+        p->w = work(r);
+        cap = p->w.copy > cap ? p->w.copy : cap;
+        cap = p->w.add > cap ? p->w.add : cap;
     }
-    r->bw_cap = cap;
     for (int i = 0; i < 3 && cap; i++) {
-        if (posix_memalign(&r->bw_buf[i], 4096, cap) != 0) {
-            r->bw_buf[i] = NULL;
-            return 1;
-        }
-        /* touched now, not in the first timed try; values that add up to
-         * ordinary numbers in every dtype (0x3c: 1.0-ish bf16 and f16) */
-        memset(r->bw_buf[i], 0x3c, cap);
+        if (posix_memalign(&r->bw_buf[i], 4096, cap) != 0)
+            r->bw_buf[i] = NULL, bad = 1;
+        else /* touched now, not in the first try; values that add up to
+              * ordinary numbers in every dtype (0x3c: bf16 and f16 ~1) */
+            memset(r->bw_buf[i], 0x3c, cap);
     }
-    return 0;
+    bench_sync_int(r, &bad, BENCH_MAX);
+    for (int k = 0; k < bd->n && !bad; k++) {
+        bench_point_t *p = &bd->pt[k];
+        if (p->w.copy && p->w.copies)
+            p->copy_s = time_piece(r, p->w.copy, 0);
+        if (p->w.add && p->w.adds)
+            p->add_s = time_piece(r, p->w.add, 1);
+    }
+    for (int i = 0; i < 3; i++) { /* not needed while the run times */
+        free(r->bw_buf[i]);
+        r->bw_buf[i] = NULL;
+    }
+    envelope(bd);
+    r->bound = bd;
+    return bad;
 }
 
 void bench_bound_free(bench_run_t *r)
 {
-    for (int i = 0; i < 3; i++) {
-        free(r->bw_buf[i]);
-        r->bw_buf[i] = NULL;
-    }
+    free(r->bound);
+    r->bound = NULL;
 }
 
-double bench_bound_measure(bench_run_t *r, double *copy_gbs,
-                           double *add_gbs)
+double bench_bound_at(const bench_run_t *r, double *copy_gbs,
+                      double *add_gbs)
 {
-    bench_work_t w = work(r);
-    double s = 0.0;
+    const struct bench_bound *bd = r->bound;
     *copy_gbs = *add_gbs = 0.0;
-    if (w.copy && w.copies && w.copy <= r->bw_cap) {
-        double t = time_piece(r, w.copy, 0);
-        s += t * w.copies;
-        *copy_gbs = t > 0.0 ? (double)w.copy / t * 1e-9 : 0.0;
+    for (int k = 0; bd && k < bd->n; k++) {
+        const bench_point_t *p = &bd->pt[k];
+        if (p->bytes != r->bytes)
+            continue;
+        if (p->copy_s > 0.0)
+            *copy_gbs = (double)p->w.copy / p->copy_s * 1e-9;
+        if (p->add_s > 0.0)
+            *add_gbs = (double)p->w.add / p->add_s * 1e-9;
+        return (p->copy_s * p->w.copies + p->add_s * p->w.adds) * 1e6;
     }
-    if (w.add && w.adds && w.add <= r->bw_cap) {
-        double t = time_piece(r, w.add, 1);
-        s += t * w.adds;
-        *add_gbs = t > 0.0 ? (double)w.add / t * 1e-9 : 0.0;
-    }
-    return s * 1e6;
+    return 0.0;
 }

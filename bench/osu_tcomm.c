@@ -94,13 +94,18 @@ static int alloc_buffers(bench_run_t *r)
     buffer_sizes(r);
     int ok = posix_memalign(&r->in_buf, 4096, r->in_cap) == 0 &&
              posix_memalign(&r->out_buf, 4096, r->out_cap) == 0 &&
-             (r->check_buf = malloc(r->out_cap)) != NULL &&
-             (!has_bound(r) || bench_bound_alloc(r) == 0);
+             (r->check_buf = malloc(r->out_cap)) != NULL;
     if (!ok)
         fprintf(stderr, "%s: rank %d: cannot allocate %zu + %zu bytes of "
                 "buffers (lower -m)\n", r->opt->prog, r->rank, r->in_cap,
                 r->out_cap);
     bench_sync_int(r, &ok, BENCH_MIN);
+    if (ok && has_bound(r) && bench_bound_prepare(r) != 0) {
+        ok = 0;
+        if (r->rank == 0)
+            fprintf(stderr, "%s: cannot allocate the bound's scratch (lower "
+                    "-m)\n", r->opt->prog);
+    }
     if (!ok)
         return 1;
     bench_poison(r->in_buf, r->in_cap);
@@ -203,8 +208,7 @@ static void run_sizes(bench_run_t *r, FILE *json, int *failed)
             bench_fill_input(r);
         make_tensors(r);
         if (has_bound(r))
-            res.bound_us = bench_bound_measure(r, &res.copy_gbs,
-                                               &res.add_gbs);
+            res.bound_us = bench_bound_at(r, &res.copy_gbs, &res.add_gbs);
         if (o->nonblocking)
             bench_nb_time_size(r, &nb);
         else

@@ -134,9 +134,10 @@ typedef struct bench_run {
     int mpi_form;             /* which MPI formulation the baseline calls
                                  (bench_mpi_forms) */
     int *mpi_counts;          /* MPI_Reduce_scatter's recvcounts */
-    /* the bound's scratch (bench_bound.c): three page-aligned buffers */
+    /* the bound (bench_bound.c): its scratch while it measures, and what
+     * it found per size */
     void *bw_buf[3];
-    size_t bw_cap;
+    struct bench_bound *bound;
     void *coll_state;         /* the collective's own (alltoall: sizes) */
 } bench_run_t;
 
@@ -159,17 +160,18 @@ const char *bench_mpi_call(const bench_run_t *r, int form);
 tcomm_dtype_t bench_baseline_dtype(const bench_run_t *r);
 
 /* bench_bound.c: the least time a single-copy algorithm needs on this
- * node (doc/performance.md, "The bound"). bench_bound_alloc sizes the
- * scratch for the sizes of the run (after the buffers; 0 or 1 on error);
- * bench_bound_measure times this node's copy and add bandwidth at the
- * current size, every rank at once, and returns the bound in
- * microseconds (0: none, e.g. one rank or a barrier); the bandwidths it
- * found go to *copy_gbs and *add_gbs (0 where the bound has no copy or
- * no add). Collective over the world. */
-int bench_bound_alloc(bench_run_t *r);
+ * node (doc/performance.md, "The bound"). bench_bound_prepare times this
+ * node's copy and add bandwidth at every size of the run, every rank at
+ * once, before the timed sizes (0, or 1 if the scratch could not be
+ * allocated on some rank); bench_bound_at returns the bound of the
+ * current size in microseconds (0: none, e.g. one rank or a barrier)
+ * and the rates it rests on in *copy_gbs and *add_gbs (0 where the bound
+ * has no copy or no add). Collective over the world. */
+struct bench_bound;
+int bench_bound_prepare(bench_run_t *r);
 void bench_bound_free(bench_run_t *r);
-double bench_bound_measure(bench_run_t *r, double *copy_gbs,
-                           double *add_gbs);
+double bench_bound_at(const bench_run_t *r, double *copy_gbs,
+                      double *add_gbs);
 
 /* bench_alltoall.c: osu_tcomm_alltoall's row of the table, and the
  * settings its header and JSON add. */

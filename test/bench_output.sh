@@ -98,10 +98,10 @@ summary_has 'targets: 1 checked, 1 missed' allreduce_bf16 \
     524288 100.04 90.91 100 91 1.1004 9.13 1.0 1.0
 # 1.0996 meets it: 1.100 is on the right side, 3 decimals are enough
 summary_has ' 1\.100 .* ok   ratio <= 1\.1 ' allreduce_bf16 \
-    524288 100 90.94 100 91 1.0996 9.06 1.0 1.0
+    65536 100 90.94 100 91 1.0996 9.06 1.0 1.0
 # exactly at the limit is met, and prints as the limit
 summary_has ' 1\.100 .* ok   ratio <= 1\.1 ' allreduce_bf16 \
-    524288 100 90.91 100 91 1.1 9.09 1.0 1.0
+    65536 100 90.91 100 91 1.1 9.09 1.0 1.0
 # 1.03001 misses "<= 1.03" at 5 decimals, not before
 summary_has ' 1\.03001 .* MISS ratio <= 1\.03$' bcast_f32 \
     65536 10.3 10 10 10 1.03001 0.3 1.0 1.0
