@@ -12,7 +12,6 @@
 # - the summary judges the targets of issue 18 (crafted .dat rows).
 set -u
 . "$(dirname "$0")/bench_lib.sh"
-summary="$(dirname "$0")/../scripts/bench-summary.sh"
 
 # rows N PROGRAM CALLS BOUND ARGS...: every JSON row's mpi_call matches
 # the extended regular expression CALLS and equals the table's MPI call;
@@ -111,25 +110,6 @@ base_dtype f32 allreduce -T f16 --baseline-dtype f32
 base_dtype f32 reduce_scatter -T bf16
 base_dtype i32 allreduce -T i32
 base_dtype f64 allreduce -T f32 --baseline-dtype f64
-
-# summary_has WANT RESULT ROW...: the summary of one crafted .dat row
-# (bytes med mpi_med avg mpi_avg ratio diff best mpi_best bound call)
-# has a line matching WANT (an extended regular expression).
-summary_has() {
-    want=$1 name=$2
-    shift 2
-    rm -rf "$tmp/sum"
-    mkdir -p "$tmp/sum"
-    echo "$*" > "$tmp/sum/$name.dat"
-    sh "$summary" "$tmp/sum" > "$tmp/sum.txt" 2>&1
-    if grep -Eq "$want" "$tmp/sum.txt"; then
-        echo "ok: summary of $name $1: $(grep -E "$want" "$tmp/sum.txt" |
-            head -1)"
-    else
-        fail "summary of $name $*: no line matching '$want'"
-        cat "$tmp/sum.txt"
-    fi
-}
 
 MiB=1048576
 # all_reduce from 1 MiB: 0.80 x MPI; 1.35 x the bound is within 1.5
