@@ -134,6 +134,9 @@ EXTRA_DIST += scripts/bench-sweep.sh scripts/bench-summary.sh bench/plot.gp \
 	doc/performance.md doc/performance/allreduce.png \
 	doc/performance/allgather.png doc/performance/reduce_scatter.png \
 	doc/performance/bcast.png doc/performance/barrier.png \
+	doc/performance/allreduce_ratio.png doc/performance/allgather_ratio.png \
+	doc/performance/reduce_scatter_ratio.png \
+	doc/performance/bcast_ratio.png doc/performance/alltoall_ratio.png \
 	test/bench_options.sh test/bench_validate.sh test/bench_lib.sh \
 	test/bench_output.sh test/bench_baseline.sh
 
