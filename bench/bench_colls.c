@@ -2,6 +2,7 @@
 /* The table of collectives: for each, the shapes of a message size, the
  * bytes and bus factor of the bandwidth columns, one tcomm call, one raw
  * MPI call on the same bytes, and the expected output (-c). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "tcomm_bench.h"
@@ -17,12 +18,27 @@ static size_t elements(const bench_run_t *r, size_t bytes)
     return bytes % r->esize ? 0 : bytes / r->esize;
 }
 
-/* The raw reduction of the same bytes: f16/bf16 as MPI_FLOAT (0: none). */
+/* The raw reduction of the same bytes in the baseline's dtype: the run's,
+ * or --baseline-dtype's, or f32 for f16/bf16, which MPI cannot sum
+ * (mpi_count 0: no baseline, the bytes are not whole elements of it). */
+tcomm_dtype_t bench_baseline_dtype(const bench_run_t *r)
+{
+    bench_kind_t k = r->coll->kind;
+    if (k != BENCH_ALLREDUCE && k != BENCH_REDUCE_SCATTER)
+        return r->opt->dtype; /* the same bytes, whatever they hold */
+    if (r->opt->baseline_dtype_set)
+        return r->opt->baseline_dtype;
+    return is_half(r->opt->dtype) ? TCOMM_F32 : r->opt->dtype;
+}
+
 static void reduction_type(bench_run_t *r, size_t count, size_t bytes)
 {
-    r->mpi_type = is_half(r->opt->dtype) ? MPI_FLOAT
-                                         : bench_mpi_type(r->opt->dtype);
-    r->mpi_count = is_half(r->opt->dtype) ? bytes / 4 : count;
+    tcomm_dtype_t bd = bench_baseline_dtype(r);
+    size_t size = bench_dtype_size(bd);
+    r->mpi_type = bench_mpi_type(bd);
+    r->mpi_count = bd == r->opt->dtype ? count
+                   : bytes % size      ? 0
+                                       : bytes / size;
 }
 
 static void set_1d(bench_run_t *r, size_t count)
@@ -167,10 +183,33 @@ static tcomm_status_t reduce_scatter_run(bench_run_t *r)
     return tcomm_reduce_scatter(r->comm, r->in, TCOMM_SUM, dim, &r->result);
 }
 
+/* Form 0: MPI_Reduce_scatter_block; form 1: MPI_Reduce_scatter with
+ * equal counts (what OSU's osu_reduce_scatter times; Open MPI runs the
+ * two through different algorithms). */
 static int reduce_scatter_mpi(bench_run_t *r)
 {
-    return MPI_Reduce_scatter_block(r->mpi_in, r->mpi_out, (int)r->mpi_count,
-                                    r->mpi_type, MPI_SUM, r->mpi);
+    if (r->mpi_form == 0)
+        return MPI_Reduce_scatter_block(r->mpi_in, r->mpi_out,
+                                        (int)r->mpi_count, r->mpi_type,
+                                        MPI_SUM, r->mpi);
+    if (!r->mpi_counts) {
+        r->mpi_counts = malloc((size_t)r->np * sizeof(int));
+        if (!r->mpi_counts) {
+            fprintf(stderr, "%s: rank %d: out of memory\n", r->opt->prog,
+                    r->rank);
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+    }
+    for (int k = 0; k < r->np; k++)
+        r->mpi_counts[k] = (int)r->mpi_count;
+    return MPI_Reduce_scatter(r->mpi_in, r->mpi_out, r->mpi_counts,
+                              r->mpi_type, MPI_SUM, r->mpi);
+}
+
+static void reduce_scatter_release(bench_run_t *r)
+{
+    free(r->mpi_counts);
+    r->mpi_counts = NULL;
 }
 
 static double reduce_scatter_expect(const bench_run_t *r, size_t i)
@@ -276,7 +315,8 @@ static const bench_coll_t colls[BENCH_ALLTOALL] = {
      allgather_expect, NULL, NULL},
     {BENCH_REDUCE_SCATTER, "reduce_scatter", "Reduce_scatter", 1, 1,
      reduce_scatter_setup, bytes_per_rank, factor_ring, reduce_scatter_run,
-     reduce_scatter_mpi, reduce_scatter_expect, NULL, NULL},
+     reduce_scatter_mpi, reduce_scatter_expect, NULL,
+     reduce_scatter_release},
     {BENCH_BCAST, "bcast", "Broadcast", 1, 0, bcast_setup, bytes_per_rank,
      factor_one, bcast_run, bcast_mpi, bcast_expect, NULL, NULL},
     {BENCH_BARRIER, "barrier", "Barrier", 0, 0, barrier_setup, no_bytes,
@@ -296,4 +336,25 @@ const bench_coll_t *bench_coll_at(int index)
     if (index == BENCH_ALLTOALL)
         return &bench_alltoall_coll; /* a file of its own */
     return index >= 0 && index < BENCH_ALLTOALL ? &colls[index] : NULL;
+}
+
+int bench_mpi_forms(const bench_run_t *r)
+{
+    return r->coll->kind == BENCH_REDUCE_SCATTER ? 2 : 1;
+}
+
+const char *bench_mpi_call(const bench_run_t *r, int form)
+{
+    switch (r->coll->kind) {
+    case BENCH_ALLREDUCE: return "MPI_Allreduce";
+    case BENCH_ALLGATHER: return "MPI_Allgather";
+    case BENCH_REDUCE_SCATTER:
+        return form ? "MPI_Reduce_scatter" : "MPI_Reduce_scatter_block";
+    case BENCH_BCAST: return "MPI_Bcast";
+    case BENCH_BARRIER: return "MPI_Barrier";
+    case BENCH_ALLTOALL:
+        return r->opt->uneven ? "MPI_Alltoallv" : "MPI_Alltoall";
+    case BENCH_KIND_COUNT: break;
+    }
+    return "?";
 }

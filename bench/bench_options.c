@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* OSU's options plus --dim, --split-dim, --concat-dim, --uneven,
- * --baseline, --json, --alloc, --max-time, --backend, --threads.
+ * --baseline, --baseline-dtype, --json, --alloc, --max-time, --backend,
+ * --threads.
  * Parsed before MPI_Init: a bad option or value prints one line on stderr
  * (from the rank that will be rank 0) and exits with status 2. */
 #include <errno.h>
@@ -79,7 +80,13 @@ static void usage(const bench_coll_t *coll, const bench_opts_t *opt)
            "along the split dim\n"
            "                       that differ by peer (baseline "
            "MPI_Alltoallv)\n"
-           "      --baseline       time the raw MPI call too, interleaved\n"
+           "      --baseline       time the fastest MPI formulation too, "
+           "interleaved, and\n"
+           "                       the bound of a single-copy algorithm\n"
+           "      --baseline-dtype D  allreduce, reduce_scatter: the "
+           "baseline reduces the\n"
+           "                       same bytes as D (default the dtype; "
+           "f32 for f16, bf16)\n"
            "      --json FILE      write the results as JSON\n"
            "      --alloc          time the allocating forms, not _into\n"
            "      --max-time S     cap each size's timed loop at about S "
@@ -198,7 +205,7 @@ static bench_backend_t parse_backend(const bench_opts_t *opt, const char *s)
 enum {
     OPT_DIM = 256, OPT_BASELINE, OPT_JSON, OPT_ALLOC, OPT_MAX_TIME,
     OPT_BACKEND, OPT_THREADS, OPT_SPLIT_DIM, OPT_CONCAT_DIM, OPT_UNEVEN,
-    OPT_COMPUTE, OPT_BLOCKING_REF
+    OPT_COMPUTE, OPT_BLOCKING_REF, OPT_BASELINE_DTYPE
 };
 
 static const struct option longopts[] = {
@@ -223,6 +230,7 @@ static const struct option longopts[] = {
     {"uneven", no_argument, NULL, OPT_UNEVEN},
     {"compute", required_argument, NULL, OPT_COMPUTE},
     {"blocking-ref", no_argument, NULL, OPT_BLOCKING_REF},
+    {"baseline-dtype", required_argument, NULL, OPT_BASELINE_DTYPE},
     {NULL, 0, NULL, 0},
 };
 
@@ -300,6 +308,22 @@ static void parse_one(int c, char **argv, const bench_coll_t *coll,
         break;
     }
     case OPT_BASELINE: opt->baseline = 1; break;
+    case OPT_BASELINE_DTYPE:
+        if (coll->kind != BENCH_ALLREDUCE &&
+            coll->kind != BENCH_REDUCE_SCATTER)
+            bench_die_usage(opt, "--baseline-dtype: only the reductions "
+                            "have it (%s's baseline moves the same bytes)",
+                            coll->name);
+        if (bench_dtype_parse(optarg, &opt->baseline_dtype))
+            bench_die_usage(opt, "--baseline-dtype: unknown dtype '%s' "
+                            "(use f32, f64, i32, u32, i64, i8 or u8)",
+                            optarg);
+        if (opt->baseline_dtype == TCOMM_F16 ||
+            opt->baseline_dtype == TCOMM_BF16)
+            bench_die_usage(opt, "--baseline-dtype: MPI has no %s sum "
+                            "(use f32: the same bytes as MPI_FLOAT)", optarg);
+        opt->baseline_dtype_set = 1;
+        break;
     case OPT_JSON:
         if (!*optarg)
             bench_die_usage(opt, "--json: empty file name");

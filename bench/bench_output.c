@@ -11,6 +11,7 @@
 #define SIZE_W 10
 #define LAT_W 18
 #define COL_W 14
+#define CALL_W 26 /* "MPI_Reduce_scatter_block" */
 
 static const char *check_mode(void)
 {
@@ -34,9 +35,17 @@ void bench_print_header(bench_run_t *r)
     if (r->coll->kind == BENCH_ALLTOALL)
         bench_alltoall_header(r);
     if (o->baseline)
-        printf("# MPI: the raw MPI call on the same bytes, interleaved in "
-               "up to %d blocks;\n# Med: median of the block means (mean "
-               "over ranks); Ratio: Med / MPI Med\n", BENCH_BLOCKS);
+        printf("# MPI: the fastest MPI formulation of the result on the same "
+               "bytes (MPI call;\n# %s), interleaved in up to %d "
+               "blocks;\n# Med: median of the block means (mean over ranks); "
+               "Ratio: Med / MPI Med;\n# Bound: the least time of a "
+               "single-copy algorithm at this node's copy and add\n# "
+               "bandwidth, measured per size (doc/performance.md)\n",
+               bench_mpi_forms(r) > 1
+                   ? "the faster of MPI_Reduce_scatter_block and "
+                     "MPI_Reduce_scatter, equal counts"
+                   : "one formulation",
+               BENCH_BLOCKS);
     bench_sizes_print(r); /* the sizes skipped or rounded, if any */
     if (r->coll->sized)
         printf("%-*s", SIZE_W, "# Size");
@@ -49,8 +58,9 @@ void bench_print_header(bench_run_t *r)
     if (r->coll->sized)
         printf("%*s%*s", COL_W, "algbw(GB/s)", COL_W, "busbw(GB/s)");
     if (o->baseline)
-        printf("%*s%*s%*s%*s", COL_W, "MPI Avg(us)", COL_W, "Med(us)",
-               COL_W, "MPI Med(us)", 9, "Ratio");
+        printf("%*s%*s%*s%*s%*s%*s", COL_W, "Bound(us)", CALL_W, "MPI call",
+               COL_W, "MPI Avg(us)", COL_W, "Med(us)", COL_W, "MPI Med(us)",
+               9, "Ratio");
     if (o->validate)
         printf("%*s", 12, "Validation");
     printf("\n");
@@ -78,6 +88,13 @@ void bench_print_row(const bench_run_t *r, const bench_result_t *res)
     if (r->coll->sized)
         printf("%*.4f%*.4f", COL_W, bw, COL_W,
                bw * r->coll->bus_factor(r->np));
+    if (o->baseline && res->bound_us > 0.0)
+        printf("%*.3f", COL_W, res->bound_us);
+    else if (o->baseline)
+        printf("%*s", COL_W, "-");
+    if (o->baseline)
+        printf("%*s", CALL_W,
+               res->has_mpi ? bench_mpi_call(r, res->mpi_form) : "-");
     if (o->baseline && res->has_mpi)
         printf("%*.2f%*.2f%*.2f%*.3f", COL_W, res->mpi_avg_us, COL_W,
                res->med_us, COL_W, res->mpi_med_us, 9, res->ratio);
@@ -103,6 +120,9 @@ FILE *bench_json_open(const bench_run_t *r)
             bench_dtype_name(o->dtype),
             o->cuda ? "cuda" : "host", o->dim, check_mode(),
             o->alloc || o->uneven ? "allocating" : "into", BENCH_BLOCKS);
+    if (o->baseline && r->coll->sized)
+        fprintf(f, "\"baseline_dtype\": \"%s\", ",
+                bench_dtype_name(bench_baseline_dtype(r)));
     if (r->coll->kind == BENCH_ALLTOALL)
         bench_alltoall_json(f, r);
     if (o->nonblocking)
@@ -130,6 +150,16 @@ void bench_json_row(FILE *f, const bench_run_t *r, const bench_result_t *res,
                 "\"mpi_best_us\": %.3f, \"ratio\": %.6f, "
                 "\"diff_us\": %.4f", res->mpi_avg_us, res->mpi_med_us,
                 res->mpi_best_us, res->ratio, res->diff_us);
+    if (o->baseline && res->has_mpi)
+        fprintf(f, ", \"mpi_call\": \"%s\"",
+                bench_mpi_call(r, res->mpi_form));
+    if (o->baseline && res->has_mpi && res->mpi_forms > 1)
+        fprintf(f, ", \"mpi_alt_call\": \"%s\", \"mpi_alt_med_us\": %.3f",
+                bench_mpi_call(r, 1 - res->mpi_form), res->alt_mpi_med_us);
+    if (res->bound_us > 0.0)
+        fprintf(f, ", \"bound_us\": %.6f, \"bound_ratio\": %.6f, "
+                "\"copy_gbs\": %.3f, \"add_gbs\": %.3f", res->bound_us,
+                res->med_us / res->bound_us, res->copy_gbs, res->add_gbs);
     if (o->validate)
         fprintf(f, ", \"validation\": \"%s\"", res->valid ? "pass" : "fail");
     fprintf(f, "}");

@@ -22,6 +22,12 @@ typedef struct {
     double best_us;   /* mean over ranks of the fastest block's mean */
     double mpi_best_us;
     int valid;        /* -c: every element on every rank matched */
+    int mpi_form;     /* the formulation the MPI columns are of: the
+                         fastest (lowest mpi_med_us) of bench_mpi_forms */
+    int mpi_forms;
+    double alt_mpi_med_us; /* the other formulation's (mpi_forms 2) */
+    double bound_us;  /* bench_bound_measure; 0: none */
+    double copy_gbs, add_gbs;
 } bench_result_t;
 
 /* The title and settings, the sizes skipped or rounded, the column heads

@@ -15,6 +15,7 @@ bench_libtcomm_bench_la_SOURCES = \
 	bench/bench_alltoall.c \
 	bench/bench_backend.c \
 	bench/bench_backend.h \
+	bench/bench_bound.c \
 	bench/bench_colls.c \
 	bench/bench_data.c \
 	bench/bench_nonblocking.c \
@@ -27,6 +28,10 @@ bench_libtcomm_bench_la_SOURCES = \
 	bench/bench_timing.c \
 	bench/bench_timing.h
 bench_libtcomm_bench_la_CPPFLAGS = $(BENCH_CPPFLAGS)
+# The bound's copy and add loops (bench_bound.c) vectorized as tcomm's own
+# kernels are (mpi_kernels/local.mk): -O2's cost model refuses them.
+bench_libtcomm_bench_la_CFLAGS = $(AM_CFLAGS) -ftree-vectorize \
+	-fvect-cost-model=dynamic
 
 bin_PROGRAMS += \
 	bench/osu_tcomm_allreduce \
@@ -111,6 +116,8 @@ TESTS += test/bench_combine
 # Option checking and a quick -c run of every program (1 and 2 ranks);
 # the output read as printed (Ratio, the summary's digits, sizes).
 TESTS += test/bench_options.sh test/bench_validate.sh test/bench_output.sh
+# The MPI call and the bound of each row, the summary's issue-18 targets.
+TESTS += test/bench_baseline.sh
 
 # `make bench`: the sweep on 2 ranks into bench/results/ (text, JSON, a
 # PNG plot per collective) and the summary table. BENCH_NP, BENCH_SIZES
@@ -123,12 +130,15 @@ bench: all
 		'$(top_srcdir)/bench/plot.gp'
 
 EXTRA_DIST += scripts/bench-sweep.sh scripts/bench-summary.sh bench/plot.gp \
-	scripts/bench-summary-nb.sh \
+	scripts/bench-summary-nb.sh scripts/osu-peer.sh \
 	doc/performance.md doc/performance/allreduce.png \
 	doc/performance/allgather.png doc/performance/reduce_scatter.png \
 	doc/performance/bcast.png doc/performance/barrier.png \
+	doc/performance/allreduce_ratio.png doc/performance/allgather_ratio.png \
+	doc/performance/reduce_scatter_ratio.png \
+	doc/performance/bcast_ratio.png doc/performance/alltoall_ratio.png \
 	test/bench_options.sh test/bench_validate.sh test/bench_lib.sh \
-	test/bench_output.sh
+	test/bench_output.sh test/bench_baseline.sh
 
 # The candidates of the reshaping collectives against raw MPI (not
 # installed): mpirun -np 2 bench/reshape_candidates. The ones the library

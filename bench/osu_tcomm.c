@@ -80,6 +80,15 @@ static void buffer_sizes(bench_run_t *r)
     }
 }
 
+/* The Bound column: with --baseline, blocking, on host buffers. */
+static int has_bound(const bench_run_t *r)
+{
+    return r->opt->baseline && !r->opt->cuda && !r->opt->nonblocking &&
+           r->coll->sized;
+}
+
+/* Page-aligned, as OSU's and MPI libraries' own buffers are (tcomm's host
+ * allocator aligns blocks of 1 MiB and more to pages too). */
 static int alloc_buffers(bench_run_t *r)
 {
     buffer_sizes(r);
@@ -91,6 +100,12 @@ static int alloc_buffers(bench_run_t *r)
                 "buffers (lower -m)\n", r->opt->prog, r->rank, r->in_cap,
                 r->out_cap);
     bench_sync_int(r, &ok, BENCH_MIN);
+    if (ok && has_bound(r) && bench_bound_prepare(r) != 0) {
+        ok = 0;
+        if (r->rank == 0)
+            fprintf(stderr, "%s: cannot allocate the bound's scratch (lower "
+                    "-m)\n", r->opt->prog);
+    }
     if (!ok)
         return 1;
     bench_poison(r->in_buf, r->in_cap);
@@ -192,6 +207,8 @@ static void run_sizes(bench_run_t *r, FILE *json, int *failed)
         if (r->coll->sized)
             bench_fill_input(r);
         make_tensors(r);
+        if (has_bound(r))
+            res.bound_us = bench_bound_at(r, &res.copy_gbs, &res.add_gbs);
         if (o->nonblocking)
             bench_nb_time_size(r, &nb);
         else
@@ -231,6 +248,7 @@ static int run_rank(bench_run_t *r, void *json)
     }
     if (r->coll->release)
         r->coll->release(r);
+    bench_bound_free(r);
     free(r->check_buf);
     free(r->out_buf);
     free(r->in_buf);

@@ -1,12 +1,15 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# A PNG per collective for `make bench` (scripts/bench-sweep.sh):
-# latency against message size, log-log, tcomm (solid) against the raw MPI
-# call on the same bytes (dashed), one colour per result set.
+# Two PNGs per collective for `make bench` (scripts/bench-sweep.sh):
+# latency against message size, log-log, tcomm (solid) against the MPI
+# baseline on the same bytes (dashed), one colour per result set; and
+# with mode='ratio', tcomm / MPI (top) and tcomm / bound (bottom) against
+# size, with the lines 1 and the targets (0.8, 1.15; 1.5 x bound).
 #
 # gnuplot -e "coll='allreduce'; files='a.dat b.dat'; titles='f32 bf16';
 #             out='allreduce.png'; np=2" plot.gp
 # .dat columns: bytes, tcomm median us, MPI median us, tcomm mean us,
-# MPI mean us, ratio, difference us.
+# MPI mean us, ratio, difference us, best us, MPI best us, bound us, MPI
+# call.
 
 if (!exists("np")) np = 2
 set terminal pngcairo size 960,640 font ",11"
@@ -29,6 +32,40 @@ if (coll eq "barrier") {
              with boxes lc 1 title (i == 1 ? "tcomm" : ""), \
          for [i=1:words(files)] word(files, i) using (3 * i - 1):3 \
              with boxes lc 2 title (i == 1 ? "MPI" : "")
+    exit
+}
+
+if (exists("mode") && mode eq "ratio") {
+    set logscale x 2
+    set format x "%.0b%B"
+    set xlabel (coll eq "alltoall" ? "message size per rank and peer (bytes)" \
+                                    : "message size per rank (bytes)")
+    set key noenhanced top right box opaque
+    set terminal pngcairo size 960,900 font ",11"
+    set output out
+    set multiplot layout 2,1
+    set title sprintf("tcomm %s / fastest MPI formulation, %d ranks", \
+                      coll, np) noenhanced
+    set ylabel "tcomm / MPI (median)"
+    set logscale y 2
+    set yrange [0.125:*]
+    set ytics (0.125, 0.25, 0.5, 0.8, 1, 1.15, 2, 4, 8)
+    plot for [i=1:words(files)] word(files, i) using 1:($3 > 0 ? $6 : 1/0) \
+             with linespoints lw 2 pt 7 ps 0.6 lc i title word(titles, i), \
+         1 with lines lc rgb "#000000" dt 1 notitle, \
+         0.8 with lines lc rgb "#888888" dt 2 title "0.8", \
+         1.15 with lines lc rgb "#888888" dt 3 title "1.15"
+    set title sprintf("tcomm %s / bound (single copy at this node's copy " . \
+                      "and add bandwidth)", coll) noenhanced
+    set ylabel "tcomm / bound"
+    set yrange [0.5:*]
+    set ytics auto
+    plot for [i=1:words(files)] word(files, i) \
+             using 1:($10 > 0 ? $2 / $10 : 1/0) \
+             with linespoints lw 2 pt 7 ps 0.6 lc i title word(titles, i), \
+         1 with lines lc rgb "#000000" dt 1 notitle, \
+         1.5 with lines lc rgb "#888888" dt 2 title "1.5"
+    unset multiplot
     exit
 }
 

@@ -58,6 +58,8 @@ typedef struct {
     int concat_dim;        /* --concat-dim (alltoall) */
     int uneven;            /* --uneven (alltoall: tcomm_all_to_all_v) */
     int baseline;          /* --baseline */
+    int baseline_dtype_set; /* --baseline-dtype (reductions) */
+    tcomm_dtype_t baseline_dtype;
     const char *json;      /* --json FILE */
     int alloc;             /* --alloc: the allocating forms */
     double max_time;       /* --max-time S: cap per size and side */
@@ -129,6 +131,13 @@ typedef struct bench_run {
     void *mpi_in, *mpi_out;   /* its buffers (device ones with -d cuda) */
     MPI_Datatype mpi_type;
     size_t mpi_count;         /* elements of mpi_type; 0: no baseline */
+    int mpi_form;             /* which MPI formulation the baseline calls
+                                 (bench_mpi_forms) */
+    int *mpi_counts;          /* MPI_Reduce_scatter's recvcounts */
+    /* the bound (bench_bound.c): its scratch while it measures, and what
+     * it found per size */
+    void *bw_buf[3];
+    struct bench_bound *bound;
     void *coll_state;         /* the collective's own (alltoall: sizes) */
 } bench_run_t;
 
@@ -138,6 +147,31 @@ const bench_coll_t *bench_coll_at(int index);
 /* The largest rows <= 64 dividing count whose extent along dim (rows for
  * 0, count/rows for 1) divides by @p div; 0 when there is none. */
 size_t bench_pick_rows(size_t count, int dim, size_t div);
+
+/* The MPI formulations of the collective's result on the same bytes
+ * that the baseline times (reduce_scatter: MPI_Reduce_scatter_block and
+ * MPI_Reduce_scatter with equal counts; one for the others), and the
+ * name of formulation @p form ("MPI_Allreduce"). */
+int bench_mpi_forms(const bench_run_t *r);
+const char *bench_mpi_call(const bench_run_t *r, int form);
+/* The dtype of the baseline's elements: the run's, except for the
+ * reductions: --baseline-dtype, or f32 for f16/bf16 (MPI cannot sum
+ * them), on the same bytes. */
+tcomm_dtype_t bench_baseline_dtype(const bench_run_t *r);
+
+/* bench_bound.c: the least time a single-copy algorithm needs on this
+ * node (doc/performance.md, "The bound"). bench_bound_prepare times this
+ * node's copy and add bandwidth at every size of the run, every rank at
+ * once, before the timed sizes (0, or 1 if the scratch could not be
+ * allocated on some rank); bench_bound_at returns the bound of the
+ * current size in microseconds (0: none, e.g. one rank or a barrier)
+ * and the rates it rests on in *copy_gbs and *add_gbs (0 where the bound
+ * has no copy or no add). Collective over the world. */
+struct bench_bound;
+int bench_bound_prepare(bench_run_t *r);
+void bench_bound_free(bench_run_t *r);
+double bench_bound_at(const bench_run_t *r, double *copy_gbs,
+                      double *add_gbs);
 
 /* bench_alltoall.c: osu_tcomm_alltoall's row of the table, and the
  * settings its header and JSON add. */

@@ -6,9 +6,9 @@
 # (split, concat) pairs and the uneven dim-0 form of alltoall, 4 B to
 # 16 MiB (alltoall: per rank and peer, as OSU's osu_alltoall); then the
 # nonblocking osu_tcomm_i* programs in both compute modes (issue 17).
-# Leaves bench/results/<name>.txt, .json, .dat, a PNG per collective and
-# summary.txt, and prints the summary with the speed targets of issues 4
-# and 16.
+# Leaves bench/results/<name>.txt, .json, .dat, two PNGs per collective
+# (latency; tcomm / MPI and tcomm / bound) and summary.txt, and prints
+# the summary with the speed targets of issues 4, 16 and 18.
 #
 # usage: bench-sweep.sh BINDIR OUTDIR PLOT_GP
 # environment: MPIRUN, BENCH_NP (2), BENCH_SIZES (4:16M),
@@ -66,22 +66,28 @@ run() {
 
 # One line per result in the JSON:
 # bytes med_us mpi_med_us avg_us mpi_avg_us ratio diff_us best_us
-# mpi_best_us
+# mpi_best_us bound_us mpi_call
 tojdat() {
     awk 'function num(key,   s) {
              if (!match($0, "\"" key "\": [-0-9.e+]+")) return "nan"
              s = substr($0, RSTART, RLENGTH); sub(/.*: /, "", s); return s
          }
+         function str(key,   s) {
+             if (!match($0, "\"" key "\": \"[^\"]*\"")) return "-"
+             s = substr($0, RSTART, RLENGTH); sub(/.*: "/, "", s)
+             sub(/"$/, "", s); return s
+         }
          /"bytes":/ { print num("bytes"), num("med_us"), num("mpi_med_us"),
                             num("avg_us"), num("mpi_avg_us"), num("ratio"),
                             num("diff_us"), num("best_us"),
-                            num("mpi_best_us") }'
+                            num("mpi_best_us"), num("bound_us"),
+                            str("mpi_call") }'
 }
 
 run allreduce_f32 allreduce -- -T f32
 run allreduce_f32_nocheck allreduce TCOMM_CHECK=0 -- -T f32
-run allreduce_bf16 allreduce -- -T bf16
-run allreduce_f16 allreduce -- -T f16
+run allreduce_bf16 allreduce -- -T bf16 --baseline-dtype f32
+run allreduce_f16 allreduce -- -T f16 --baseline-dtype f32
 for c in allgather reduce_scatter; do
     for t in f32 bf16; do
         for d in 0 1; do
@@ -140,7 +146,8 @@ for c in iallreduce iallgather ireduce_scatter ibcast ialltoall; do
     done
 done
 
-# A PNG per collective: latency against size, tcomm and raw MPI.
+# PNGs per collective: latency against size, tcomm and MPI; tcomm / MPI
+# and tcomm / bound (<coll>_ratio.png).
 if command -v gnuplot > /dev/null 2>&1; then
     for c in allreduce allgather reduce_scatter bcast barrier alltoall; do
         files="" titles=""
@@ -154,12 +161,17 @@ if command -v gnuplot > /dev/null 2>&1; then
         [ -n "$files" ] || continue
         gnuplot -e "coll='$c'; files='$files'; titles='$titles'; \
                     out='$outdir/$c.png'; np=$np" "$plotgp"
+        # tcomm / MPI and tcomm / bound (no sizes: not the barrier)
+        [ "$c" = barrier ] ||
+            gnuplot -e "coll='$c'; files='$files'; titles='$titles'; \
+                        out='$outdir/${c}_ratio.png'; np=$np; \
+                        mode='ratio'" "$plotgp"
     done
 else
     echo "bench: gnuplot not found: no plots (scripts/install-deps)" >&2
 fi
 
-# The summary, with the targets of issues 4 and 16.
+# The summary, with the targets of issues 4, 16 and 18.
 echo "# load average after: $(load)" >> "$outdir/environment.txt"
 {
     cat "$outdir/environment.txt"

@@ -43,3 +43,24 @@ fail() {
     echo "FAIL: $*"
     failures=$((failures + 1))
 }
+
+# summary_has WANT RESULT ROW...: the summary (scripts/bench-summary.sh)
+# of one crafted .dat row (bytes med mpi_med avg mpi_avg ratio diff best
+# mpi_best [bound_us mpi_call]) has a line matching WANT, an extended
+# regular expression.
+summary="$(dirname "$0")/../scripts/bench-summary.sh"
+summary_has() {
+    want=$1 name=$2
+    shift 2
+    rm -rf "$tmp/sum"
+    mkdir -p "$tmp/sum"
+    echo "$*" > "$tmp/sum/$name.dat"
+    sh "$summary" "$tmp/sum" > "$tmp/sum.txt" 2>&1
+    if grep -Eq "$want" "$tmp/sum.txt"; then
+        echo "ok: summary of $name $1: $(grep -E "$want" "$tmp/sum.txt" |
+            head -1)"
+    else
+        fail "summary of $name $*: no line matching '$want'"
+        cat "$tmp/sum.txt"
+    fi
+}

@@ -105,5 +105,15 @@ for p in allreduce bcast barrier; do
     expect_usage "$p" --dim 0
 done
 expect_usage allgather -m 2 -T f32
+# --baseline-dtype: only the reductions, and only a dtype MPI can sum
+for p in allgather bcast barrier; do
+    expect_usage "$p" --baseline-dtype f32
+done
+for p in allreduce reduce_scatter; do
+    expect_usage "$p" --baseline-dtype bf16
+    expect_usage "$p" --baseline-dtype f16
+    expect_usage "$p" --baseline-dtype f128
+    expect_usage "$p" --baseline-dtype
+done
 
 [ "$failures" -eq 0 ] || { echo "$failures failures"; exit 1; }
