@@ -6,10 +6,11 @@
  * or writes another process's memory at about memcpy's rate) and reduces
  * with c = a op b; what each rank must copy and add is, for n ranks and
  * N bytes per rank (doc/performance.md, "The bound"):
- *   all_reduce      (n-1) adds of N/n (its chunk, reading the peers'
- *                   chunks once), then (n-1) copies of N/n (the other
- *                   reduced chunks)
- *   reduce_scatter  (n-1) adds of N/n
+ *   all_reduce      (n-1) copies of N/n (the peers' parts of its chunk,
+ *                   read once), (n-1) adds of N/n (its chunk folded),
+ *                   then (n-1) copies of N/n (its reduced chunk into
+ *                   the peers' outputs, or theirs into its own)
+ *   reduce_scatter  (n-1) copies and (n-1) adds of N/n
  *   all_gather      n copies of N (the peers' inputs and its own into
  *                   the output)
  *   broadcast       one copy of (n-1)/n N (the copy shared with the
@@ -44,11 +45,12 @@ static bench_work_t work(const bench_run_t *r)
     switch (r->coll->kind) {
     case BENCH_ALLREDUCE:
         w.copy = w.add = b / n;
-        w.copies = w.adds = (int)n - 1;
+        w.copies = 2 * ((int)n - 1);
+        w.adds = (int)n - 1;
         break;
     case BENCH_REDUCE_SCATTER:
-        w.add = b / n;
-        w.adds = (int)n - 1;
+        w.copy = w.add = b / n;
+        w.copies = w.adds = (int)n - 1;
         break;
     case BENCH_ALLGATHER:
     case BENCH_ALLTOALL:
