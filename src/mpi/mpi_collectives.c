@@ -120,6 +120,27 @@ tcomm_status_t tcomm_mpi_all_gather(void *state, const tcomm_tensor_t *in,
     return tcomm_mpi_status(rc, "tcomm_all_gather", __FILE__, __LINE__);
 }
 
+/* Open MPI 4.1 runs MPI_Reduce_scatter with equal counts through a
+ * faster algorithm than MPI_Reduce_scatter_block from about this size
+ * (figures in doc/performance.md, "The baseline"); below, they are even. */
+#define TCOMM_MPI_REDUCE_SCATTER_COUNTS_MIN ((size_t)256 << 10)
+
+static int equal_counts(tcomm_mpi_state_t *st, const tcomm_tensor_t *in,
+                        tcomm_tensor_t *out, MPI_Op mop)
+{
+    size_t stack[TCOMM_STACK_RANKS] = {0}, *count = stack;
+    int n = st->size, rc;
+    if (n > TCOMM_STACK_RANKS && !(count = malloc((size_t)n * sizeof *count)))
+        return MPI_ERR_NO_MEM;
+    for (int r = 0; r < n; r++)
+        count[r] = out->numel;
+    rc = tcomm_mpi_reduce_scatter_counts(in->data, out->data, count,
+                                         in->dtype, mop, st->comm);
+    if (count != stack)
+        free(count);
+    return rc;
+}
+
 tcomm_status_t tcomm_mpi_reduce_scatter(void *state,
                                         const tcomm_tensor_t *in,
                                         tcomm_op_t op, int dim,
@@ -148,7 +169,12 @@ tcomm_status_t tcomm_mpi_reduce_scatter(void *state,
     MPI_Op mop;
     TCOMM_TRY(reduction_op(in->dtype, op, &mop));
     int rc;
-    if (outer == 1 || out->numel == 0) {
+    if ((outer == 1 || out->numel == 0) &&
+        in->nbytes >= TCOMM_MPI_REDUCE_SCATTER_COUNTS_MIN) {
+        note_path(st, 1u << 9, "mpi_reduce_scatter",
+                  "reduce_scatter: MPI_Reduce_scatter, equal counts");
+        rc = equal_counts(st, in, out, mop);
+    } else if (outer == 1 || out->numel == 0) {
         note_path(st, 1u << 5, "mpi_reduce_scatter_block",
                   "reduce_scatter: MPI_Reduce_scatter_block");
         rc = tcomm_mpi_reduce_scatter_block(in->data, out->data, out->numel,
