@@ -153,3 +153,8 @@ bench_reshape_candidates_LDADD = libtcomm_internal.la
 noinst_PROGRAMS += bench/alltoall_candidates
 bench_alltoall_candidates_SOURCES = bench/alltoall_candidates.c
 bench_alltoall_candidates_LDADD = libtcomm_internal.la
+
+# The kernel's cross-memory copy against memcpy, the rate every
+# single-copy path is bound by (not installed): mpirun -np 2 bench/cma_rate.
+noinst_PROGRAMS += bench/cma_rate
+bench_cma_rate_SOURCES = bench/cma_rate.c
