@@ -57,7 +57,8 @@ TESTS += test/mpi_shm_agree-np1.mpitest test/mpi_shm_agree-np2.mpitest \
 
 # The shared-copy broadcast on one node: protocol, fallback, switch.
 check_PROGRAMS += test/mpi_shm_bcast
-test_mpi_shm_bcast_SOURCES = test/mpi_shm_bcast.c
+test_mpi_shm_bcast_SOURCES = test/mpi_shm_bcast.c test/node_suite.c \
+	test/node_suite.h
 test_mpi_shm_bcast_CFLAGS = $(SAFETY_TEST_CFLAGS)
 test_mpi_shm_bcast_LDADD = $(SAFETY_TEST_LDADD)
 TESTS += test/mpi_shm_bcast-np1.mpitest test/mpi_shm_bcast-np2.mpitest \

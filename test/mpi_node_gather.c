@@ -26,35 +26,13 @@
 #include "tcomm_pull.h"
 #include "tcomm_shm_min.h"
 #include "mpi_suite.h"
+#include "node_suite.h"
 #include "tcomm_test_hooks.h"
 
 #define GUARD 64 /* bytes past the output that must not change */
 #define FILL 0xa5
 
 static int rank, np;
-
-static int agree_sum(int mine)
-{
-    int all = 0;
-    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    return all;
-}
-
-/* Can every rank read the next rank's memory, as the gather does? */
-static int probe_cma(void)
-{
-    uint32_t mine = 0x7c0ffee0u + (uint32_t)rank, back = 0;
-    uint64_t me[2] = {(uintptr_t)&mine, (uint64_t)getpid()}, all[8];
-    MPI_Allgather(me, 2, MPI_UINT64_T, all, 2, MPI_UINT64_T, MPI_COMM_WORLD);
-    int peer = (rank + 1) % np;
-    struct iovec r = {&back, sizeof back};
-    struct iovec rem = {(void *)(uintptr_t)all[2 * peer], sizeof back};
-    int ok = process_vm_readv((pid_t)all[2 * peer + 1], &r, 1, &rem, 1, 0) ==
-                 sizeof back &&
-             back == 0x7c0ffee0u + (uint32_t)peer;
-    MPI_Barrier(MPI_COMM_WORLD); /* mine stays alive until all are done */
-    return agree_sum(!ok) == 0;
-}
 
 /* Byte b of rank r's input (flat byte offset), call salt. */
 static unsigned char in_byte(int r, size_t b, unsigned salt)
@@ -122,26 +100,6 @@ static int in_changed(const layout_t *l, const unsigned char *in,
     for (size_t b = 0; b < l->outer * l->rb[rank]; b++)
         bad += in[b] != in_byte(rank, b, salt);
     return bad;
-}
-
-/* A backend state of our own around a fresh communicator, as
- * tcomm_comm_create_mpi makes it (shared memory: NULL on one rank). */
-static tcomm_mpi_state_t make_state(void)
-{
-    tcomm_mpi_state_t st = {0};
-    MPI_Comm_dup(MPI_COMM_WORLD, &st.comm);
-    MPI_Comm_set_errhandler(st.comm, MPI_ERRORS_RETURN);
-    st.rank = rank;
-    st.size = np;
-    ck_assert_int_eq(tcomm_shm_min_create(st.comm, &st.shm_min),
-                     MPI_SUCCESS);
-    return st;
-}
-
-static void free_state(tcomm_mpi_state_t *st)
-{
-    tcomm_shm_min_destroy(st->shm_min);
-    MPI_Comm_free(&st->comm);
 }
 
 /* One direct call; returns this rank's wrong bytes (output, guard,
@@ -239,16 +197,6 @@ static void expect_fallback(void (*spoil)(int on))
     ck_assert_int_eq(tcomm_mpi_pull_state(st.comm), PULL_OFF);
     ck_assert(!tcomm_node_gather_applies(&st, 1u << 20));
     free_state(&st);
-}
-
-static void refuse_copies(int on)
-{
-    tcomm_test_set_hook(TCOMM_HOOK_PULL_FAIL, on);
-}
-
-static void own_pid_namespace(int on)
-{
-    tcomm_test_set_hook(TCOMM_HOOK_PID_NAMESPACE, on ? 12345 : 0);
 }
 
 START_TEST(test_fallback)

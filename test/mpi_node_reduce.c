@@ -24,6 +24,7 @@
 
 #include "mpi_reference.h"
 #include "mpi_suite.h"
+#include "node_suite.h"
 #include "tcomm_backend_mpi.h"
 #include "tcomm_config.h"
 #include "tcomm_mpi.h"
@@ -39,44 +40,6 @@ static const tcomm_dtype_t dtypes[] = {TCOMM_U8,   TCOMM_I8,  TCOMM_I32,
                                        TCOMM_U32,  TCOMM_I64, TCOMM_F16,
                                        TCOMM_BF16, TCOMM_F32, TCOMM_F64};
 #define NDT (sizeof dtypes / sizeof dtypes[0])
-
-static int agree_sum(int mine)
-{
-    int all = 0;
-    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    return all;
-}
-
-/* Can every rank read the next rank's memory, as the reductions do? */
-static int probe_cma(void)
-{
-    uint64_t val = 0x7c0ffee0u + (uint64_t)rank, back = 0;
-    uint64_t me[2] = {(uintptr_t)&val, (uint64_t)getpid()}, all[8];
-    MPI_Allgather(me, 2, MPI_UINT64_T, all, 2, MPI_UINT64_T, MPI_COMM_WORLD);
-    int peer = (rank + 1) % np;
-    int ok = tcomm_node_read((pid_t)all[2 * peer + 1], &back, all[2 * peer],
-                             sizeof back) &&
-             back == 0x7c0ffee0u + (uint64_t)peer;
-    MPI_Barrier(MPI_COMM_WORLD);
-    return agree_sum(!ok) == 0;
-}
-
-static tcomm_mpi_state_t make_state(void)
-{
-    tcomm_mpi_state_t st = {0};
-    MPI_Comm_dup(MPI_COMM_WORLD, &st.comm);
-    MPI_Comm_set_errhandler(st.comm, MPI_ERRORS_RETURN);
-    st.rank = rank;
-    st.size = np;
-    ck_assert_int_eq(tcomm_shm_min_create(st.comm, &st.shm_min), MPI_SUCCESS);
-    return st;
-}
-
-static void free_state(tcomm_mpi_state_t *st)
-{
-    tcomm_shm_min_destroy(st->shm_min);
-    MPI_Comm_free(&st->comm);
-}
 
 static int is_minmax(int op)
 {
@@ -320,16 +283,6 @@ static void expect_fallback(void (*spoil)(int on))
     ck_assert(!tcomm_node_reduce_applies(&st, TCOMM_NODE_REDUCE_SCATTER, 1,
                                          1u << 20));
     free_state(&st);
-}
-
-static void refuse_copies(int on)
-{
-    tcomm_test_set_hook(TCOMM_HOOK_PULL_FAIL, on);
-}
-
-static void own_pid_namespace(int on)
-{
-    tcomm_test_set_hook(TCOMM_HOOK_PID_NAMESPACE, on ? 12345 : 0);
 }
 
 START_TEST(test_fallback)

@@ -25,60 +25,16 @@
 #include "tcomm_shm_bcast.h"
 #include "tcomm_shm_min.h"
 #include "mpi_suite.h"
+#include "node_suite.h"
 #include "tcomm_test_hooks.h"
 
 #define GUARD 64 /* bytes past a receiver's message that must not change */
 
 static int rank, np;
 
-static int agree_sum(int mine)
-{
-    int all = 0;
-    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    return all;
-}
-
-/* Can every rank write to the next rank's memory and read it back, as
- * the broadcast does? */
-static int probe_cma(void)
-{
-    uint32_t mine = 0, val = 0x7c0ffee0u + (uint32_t)rank, back = 0;
-    uint64_t me[2] = {(uintptr_t)&mine, (uint64_t)getpid()}, all[8];
-    MPI_Allgather(me, 2, MPI_UINT64_T, all, 2, MPI_UINT64_T, MPI_COMM_WORLD);
-    int peer = (rank + 1) % np;
-    pid_t pid = (pid_t)all[2 * peer + 1];
-    struct iovec w = {&val, sizeof val}, r = {&back, sizeof back};
-    struct iovec rem = {(void *)(uintptr_t)all[2 * peer], sizeof val};
-    int ok = process_vm_writev(pid, &w, 1, &rem, 1, 0) == sizeof val &&
-             process_vm_readv(pid, &r, 1, &rem, 1, 0) == sizeof back &&
-             back == val;
-    MPI_Barrier(MPI_COMM_WORLD); /* mine stays alive until all are done */
-    return agree_sum(!ok) == 0;
-}
-
 static unsigned char pattern(int root, size_t i, unsigned call)
 {
     return (unsigned char)(i * 131 + (size_t)root * 7 + call * 29 + 1);
-}
-
-/* A backend state of our own around a fresh communicator, as
- * tcomm_comm_create_mpi makes it (shared memory: NULL on one rank). */
-static tcomm_mpi_state_t make_state(void)
-{
-    tcomm_mpi_state_t st = {0};
-    MPI_Comm_dup(MPI_COMM_WORLD, &st.comm);
-    MPI_Comm_set_errhandler(st.comm, MPI_ERRORS_RETURN);
-    st.rank = rank;
-    st.size = np;
-    ck_assert_int_eq(tcomm_shm_min_create(st.comm, &st.shm_min),
-                     MPI_SUCCESS);
-    return st;
-}
-
-static void free_state(tcomm_mpi_state_t *st)
-{
-    tcomm_shm_min_destroy(st->shm_min);
-    MPI_Comm_free(&st->comm);
 }
 
 /* One tcomm_shm_bcast of bytes from root (MPI_Bcast when it says it did
@@ -143,19 +99,6 @@ static void expect_fallback(void (*spoil)(int on), int root)
     ck_assert_int_eq(tcomm_mpi_pull_state(st.comm), PULL_OFF);
     ck_assert(!tcomm_shm_bcast_applies(&st, 1u << 20));
     free_state(&st);
-}
-
-/* as if the kernel refused cross-memory attach */
-static void refuse_copies(int on)
-{
-    tcomm_test_set_hook(TCOMM_HOOK_PULL_FAIL, on);
-}
-
-/* as in a container of its own that shares /dev/shm: its pid names
- * another process here, so nobody may copy by it */
-static void own_pid_namespace(int on)
-{
-    tcomm_test_set_hook(TCOMM_HOOK_PID_NAMESPACE, on ? 12345 : 0);
 }
 
 START_TEST(test_fallback)

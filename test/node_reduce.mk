@@ -4,6 +4,7 @@
 # calls, at 1-4 ranks.
 check_PROGRAMS += test/mpi_node_reduce
 test_mpi_node_reduce_SOURCES = test/mpi_node_reduce.c test/mpi_reference.c \
+	test/node_suite.c test/node_suite.h \
 	test/mpi_reference.h
 test_mpi_node_reduce_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 test_mpi_node_reduce_LDADD = libtcomm_internal.la $(CHECK_LIBS)
