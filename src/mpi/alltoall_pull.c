@@ -13,7 +13,7 @@
  * alltoall_strided.c).
  *
  * Protocol: on one node with the segment (p->st, and
- * tcomm_node_pull_allowed: at any number of ranks per core, as the
+ * tcomm_node_copy_allowed: at any number of ranks per core, as the
  * gathers) the node protocol (src/mpi/node/node_call.c): a note per
  * rank (in, out, and a signature of the layout), the copies, one fence
  * that keeps every input unchanged and every output unread until all
@@ -33,7 +33,6 @@
 
 #include "tcomm_mpi_alltoall.h"
 #include "tcomm_node_call.h"
-#include "tcomm_node_gather.h"
 #include "tcomm_pull.h"
 #include "tcomm_test_hooks.h"
 
@@ -232,7 +231,7 @@ int tcomm_a2a_pull(const tcomm_a2a_plan_t *p, const void *in, void *out,
     int rc, state;
 
     *done = 0;
-    if (p->st && tcomm_node_pull_allowed(p->st))
+    if (p->st && tcomm_node_copy_allowed(p->st))
         return node_pull(p, in, out, done);
     if ((rc = tcomm_mpi_pull_node_state(comm, &state)) != MPI_SUCCESS ||
         state == PULL_OFF)

@@ -71,7 +71,7 @@ int tcomm_a2a_rows(const tcomm_a2a_plan_t *p, const void *in, void *out,
 /* (e) on one node: each rank reads its blocks from the peers' inputs
  * into place (process_vm_readv; src/mpi/alltoall_pull.c), synchronised
  * through the node segment where p->st has one and single copies are
- * allowed there (tcomm_node_pull_allowed), else by MPI. *done = 0 when
+ * allowed there (tcomm_node_copy_allowed), else by MPI. *done = 0 when
  * it did not apply (off, not one node, a rank could not read, calls
  * that differ): then out must be written by another path. The same
  * *done on every rank. */

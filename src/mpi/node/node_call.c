@@ -27,9 +27,7 @@ uint64_t tcomm_node_sig(int kind, int a, int b, int c)
            (uint64_t)(b & 0xff) << 16 | (uint64_t)(c & 0xffff) << 24;
 }
 
-/* The node's count of cores, not this rank's affinity, so that every
- * rank answers the same. */
-static long node_cores(void)
+long tcomm_node_cores(void)
 {
     /* threads may race to fill it: atomic, and all store the same */
     static _Atomic long cached;
@@ -43,8 +41,7 @@ static long node_cores(void)
 
 int tcomm_node_copy_allowed(const tcomm_mpi_state_t *st)
 {
-    long cores = node_cores();
-    return st->shm_min && st->size > 1 && (cores <= 0 || st->size <= cores) &&
+    return st->shm_min && st->size > 1 &&
            tcomm_mpi_pull_state(st->comm) != PULL_OFF;
 }
 

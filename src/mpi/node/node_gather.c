@@ -24,21 +24,9 @@
 #include "tcomm_node_call.h"
 #include "tcomm_node_gather.h"
 
-/* Not tcomm_node_copy_allowed: its rule of no more ranks than cores is
- * the broadcast's, whose receivers spin on the root's line. Here every
- * rank reads its peers on its own and meets them once, in the fence,
- * where MPI's collectives meet them at every step of their algorithms:
- * with more ranks than cores, each step waits for a rank without a
- * core. So the single copy is the faster there too (doc/performance.md). */
-int tcomm_node_pull_allowed(const tcomm_mpi_state_t *st)
-{
-    return st->shm_min && st->size > 1 &&
-           tcomm_mpi_pull_state(st->comm) != PULL_OFF;
-}
-
 int tcomm_node_gather_applies(const tcomm_mpi_state_t *st, size_t out_bytes)
 {
-    return tcomm_node_pull_allowed(st) &&
+    return tcomm_node_copy_allowed(st) &&
            out_bytes >= TCOMM_NODE_GATHER_MIN * (size_t)st->size;
 }
 

@@ -32,11 +32,16 @@ enum {
 uint64_t tcomm_node_sig(int kind, int a, int b, int c);
 
 /* Is a single copy allowed on st at all: a node segment, more than one
- * rank, no more ranks than the node has cores (a rank that spins on a
- * line while its peer has no core slows both down), and the
- * communicator not off the single copies. The same answer on every
- * rank; the caller adds its size gate. */
+ * rank, and the communicator not off the single copies. The same answer
+ * on every rank; the caller adds its size gate. Any number of ranks per
+ * core: the reductions and gathers read their peers on their own and
+ * meet them once, in the fence, where MPI's algorithms meet them at
+ * every step, each waiting for a rank without a core (3-4 ranks on 2
+ * cores: doc/performance.md). */
 int tcomm_node_copy_allowed(const tcomm_mpi_state_t *st);
+/* The node's count of cores (not this rank's affinity: every rank
+ * answers the same); <= 0 when unknown. */
+long tcomm_node_cores(void);
 
 typedef struct {
     tcomm_mpi_state_t *st;

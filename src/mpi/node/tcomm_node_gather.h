@@ -17,12 +17,6 @@
  * doc/performance.md ("Single-copy gathers on one node"). */
 #define TCOMM_NODE_GATHER_MIN ((size_t)4 << 10)
 
-/* May every rank of st read its peers' buffers on its own, meeting them
- * only in fences (the gathers, all_to_all's pull)? A node segment, more
- * than one rank, single copies not off; any number of ranks per core.
- * The same answer on every rank. */
-int tcomm_node_pull_allowed(const tcomm_mpi_state_t *st);
-
 /* Does an all_gather of out_bytes on st go through
  * tcomm_node_all_gather? The same answer on every rank of the same
  * call. */
