@@ -30,8 +30,7 @@ bench_libtcomm_bench_la_SOURCES = \
 bench_libtcomm_bench_la_CPPFLAGS = $(BENCH_CPPFLAGS)
 # The bound's copy and add loops (bench_bound.c) vectorized as tcomm's own
 # kernels are (mpi_kernels/local.mk): -O2's cost model refuses them.
-bench_libtcomm_bench_la_CFLAGS = $(AM_CFLAGS) -ftree-vectorize \
-	-fvect-cost-model=dynamic
+bench_libtcomm_bench_la_CFLAGS = $(AM_CFLAGS) $(VECTORIZE_CFLAGS)
 
 bin_PROGRAMS += \
 	bench/osu_tcomm_allreduce \

@@ -26,6 +26,6 @@ libtcomm_hostkern_la_SOURCES = \
 	mpi_kernels/tcomm_host_reduce.c \
 	mpi_kernels/tcomm_host_half_x86.c \
 	mpi_kernels/tcomm_host_reshape.c
-libtcomm_hostkern_la_CFLAGS = $(AM_CFLAGS) -ftree-vectorize \
-	-fvect-cost-model=dynamic
+VECTORIZE_CFLAGS = -ftree-vectorize -fvect-cost-model=dynamic
+libtcomm_hostkern_la_CFLAGS = $(AM_CFLAGS) $(VECTORIZE_CFLAGS)
 libtcomm_internal_la_LIBADD += libtcomm_hostkern.la
