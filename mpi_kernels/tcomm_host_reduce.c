@@ -77,33 +77,36 @@ TCOMM_DEF_FLT_OPS(double, f64)
 TCOMM_DEF_HALF_OPS(f16, tcomm_f16_to_f32, tcomm_f32_to_f16)
 TCOMM_DEF_HALF_OPS(bf16, tcomm_bf16_to_f32, tcomm_f32_to_bf16)
 
-/* One function per dtype: the op switch is outside the loops so that
- * each loop body is a single inline expression. acc is one pointer (not
- * an out and an in that happen to be equal) so that the vectorizer knows
- * the in-place update has distance 0. */
+/* The op switch outside the loops, so that each loop body is a single
+ * inline expression: dst[i] = op(a[i], b[i]). */
+#define TCOMM_OP_LOOPS(pfx, op, dst, a, b, n)                             \
+    switch (op) {                                                         \
+    case TCOMM_SUM:                                                       \
+    case TCOMM_AVG:                                                       \
+        for (size_t i = 0; i < (n); i++)                                  \
+            dst[i] = pfx##_sum(a[i], b[i]);                               \
+        break;                                                            \
+    case TCOMM_PROD:                                                      \
+        for (size_t i = 0; i < (n); i++)                                  \
+            dst[i] = pfx##_prod(a[i], b[i]);                              \
+        break;                                                            \
+    case TCOMM_MIN:                                                       \
+        for (size_t i = 0; i < (n); i++)                                  \
+            dst[i] = pfx##_min(a[i], b[i]);                               \
+        break;                                                            \
+    case TCOMM_MAX:                                                       \
+        for (size_t i = 0; i < (n); i++)                                  \
+            dst[i] = pfx##_max(a[i], b[i]);                               \
+        break;                                                            \
+    }
+
+/* One function per dtype. reduce's acc is one pointer (not an out and an
+ * in that happen to be equal) so that the vectorizer knows the in-place
+ * update has distance 0; reduce3's out is restrict (never an input). */
 #define TCOMM_DEF_REDUCE(T, pfx)                                          \
     static void reduce_##pfx(tcomm_op_t op, T *acc, const T *x, size_t n) \
     {                                                                     \
-        size_t i;                                                         \
-        switch (op) {                                                     \
-        case TCOMM_SUM:                                                   \
-        case TCOMM_AVG:                                                   \
-            for (i = 0; i < n; i++)                                       \
-                acc[i] = pfx##_sum(acc[i], x[i]);                         \
-            break;                                                        \
-        case TCOMM_PROD:                                                  \
-            for (i = 0; i < n; i++)                                       \
-                acc[i] = pfx##_prod(acc[i], x[i]);                        \
-            break;                                                        \
-        case TCOMM_MIN:                                                   \
-            for (i = 0; i < n; i++)                                       \
-                acc[i] = pfx##_min(acc[i], x[i]);                         \
-            break;                                                        \
-        case TCOMM_MAX:                                                   \
-            for (i = 0; i < n; i++)                                       \
-                acc[i] = pfx##_max(acc[i], x[i]);                         \
-            break;                                                        \
-        }                                                                 \
+        TCOMM_OP_LOOPS(pfx, op, acc, acc, x, n)                           \
     }                                                                     \
     static void add_##pfx(const T *a, const T *b, T *out, size_t n)       \
     {                                                                     \
@@ -113,26 +116,7 @@ TCOMM_DEF_HALF_OPS(bf16, tcomm_bf16_to_f32, tcomm_f32_to_bf16)
     static void reduce3_##pfx(tcomm_op_t op, T *restrict out,            \
                               const T *a, const T *b, size_t n)           \
     {                                                                     \
-        size_t i;                                                         \
-        switch (op) {                                                     \
-        case TCOMM_SUM:                                                   \
-        case TCOMM_AVG:                                                   \
-            for (i = 0; i < n; i++)                                       \
-                out[i] = pfx##_sum(a[i], b[i]);                           \
-            break;                                                        \
-        case TCOMM_PROD:                                                  \
-            for (i = 0; i < n; i++)                                       \
-                out[i] = pfx##_prod(a[i], b[i]);                          \
-            break;                                                        \
-        case TCOMM_MIN:                                                   \
-            for (i = 0; i < n; i++)                                       \
-                out[i] = pfx##_min(a[i], b[i]);                           \
-            break;                                                        \
-        case TCOMM_MAX:                                                   \
-            for (i = 0; i < n; i++)                                       \
-                out[i] = pfx##_max(a[i], b[i]);                           \
-            break;                                                        \
-        }                                                                 \
+        TCOMM_OP_LOOPS(pfx, op, out, a, b, n)                             \
     }
 
 TCOMM_DEF_REDUCE(uint8_t, u8)
