@@ -171,15 +171,13 @@ static int with_peer(const tcomm_a2a_plan_t *p, const void *in, void *out,
 static int node_pull(const tcomm_a2a_plan_t *p, const void *in, void *out,
                      int *done)
 {
-    uint64_t h = 1469598103934665603ull; /* FNV-1a of the layout */
     size_t dims[4] = {p->souter, p->stotal, p->router, p->rtotal};
-    for (int i = 0; i < 4; i++)
-        h = (h ^ dims[i]) * 1099511628211ull;
     tcomm_shm_note_t mine = {
         .addr = (uint64_t)(uintptr_t)in, .out = (uint64_t)(uintptr_t)out,
         .bytes = p->souter * p->stotal * p->es,
-        .sig = tcomm_node_sig(TCOMM_NODE_ALL_TO_ALL, (int)p->dtype, 0, 0) ^
-               (h ^ h >> 40) << 24},
+        .sig = tcomm_node_sig_layout(
+            tcomm_node_sig(TCOMM_NODE_ALL_TO_ALL, (int)p->dtype, 0, 0), dims,
+            4)},
                      peer;
     tcomm_node_call_t c;
 

@@ -102,18 +102,18 @@ tcomm_status_t tcomm_mpi_all_gather(void *state, const tcomm_tensor_t *in,
             note_path(st, 1u << 24, "node_allgather",
                       "all_gather: single copies on one node");
     }
-    if (rc != MPI_SUCCESS || done)
-        ; /* gathered, or an MPI error to report */
-    else if (outer == 1) {
-        note_path(st, 1u << 2, "mpi_allgatherv",
-                  "all_gather: MPI_Allgatherv in place");
-        rc = tcomm_mpi_allgatherv(in->data, seg[st->rank], out->data, seg,
-                                  displs, in->dtype, st->comm);
-    } else {
-        note_path(st, 1u << 3, "mpi_allgather_reshape",
-                  "all_gather: reshaping along dim > 0");
-        rc = tcomm_mpi_allgather_dim(in->data, out->data, in->dtype, outer,
-                                     seg, st->comm);
+    if (rc == MPI_SUCCESS && !done) {
+        if (outer == 1) {
+            note_path(st, 1u << 2, "mpi_allgatherv",
+                      "all_gather: MPI_Allgatherv in place");
+            rc = tcomm_mpi_allgatherv(in->data, seg[st->rank], out->data,
+                                      seg, displs, in->dtype, st->comm);
+        } else {
+            note_path(st, 1u << 3, "mpi_allgather_reshape",
+                      "all_gather: reshaping along dim > 0");
+            rc = tcomm_mpi_allgather_dim(in->data, out->data, in->dtype,
+                                         outer, seg, st->comm);
+        }
     }
     if (seg != stack)
         free(seg);

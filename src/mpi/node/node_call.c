@@ -27,6 +27,14 @@ uint64_t tcomm_node_sig(int kind, int a, int b, int c)
            (uint64_t)(b & 0xff) << 16 | (uint64_t)(c & 0xffff) << 24;
 }
 
+uint64_t tcomm_node_sig_layout(uint64_t sig, const size_t *v, int n)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (int i = 0; i < n; i++)
+        h = (h ^ v[i]) * 1099511628211ull;
+    return sig ^ (h ^ h >> 40) << 24;
+}
+
 long tcomm_node_cores(void)
 {
     /* threads may race to fill it: atomic, and all store the same */

@@ -30,16 +30,14 @@ int tcomm_node_gather_applies(const tcomm_mpi_state_t *st, size_t out_bytes)
            out_bytes >= TCOMM_NODE_GATHER_MIN * (size_t)st->size;
 }
 
-/* FNV-1a over outer and the row bytes: 40 bits above the kind, dtype
- * and the dim-0 flag of the signature. */
+/* The kind, dtype and dim-0 flag, with outer and the row bytes hashed
+ * above them (tcomm_node_sig_layout). */
 static uint64_t layout_sig(int dtype, size_t outer, const size_t *rb, int n)
 {
-    uint64_t h = 1469598103934665603ull;
-    h = (h ^ outer) * 1099511628211ull;
-    for (int r = 0; r < n; r++)
-        h = (h ^ rb[r]) * 1099511628211ull;
-    return tcomm_node_sig(TCOMM_NODE_ALL_GATHER, dtype, outer == 1, 0) ^
-           (h ^ h >> 40) << 24;
+    uint64_t sig =
+        tcomm_node_sig(TCOMM_NODE_ALL_GATHER, dtype, outer == 1, 0);
+    return tcomm_node_sig_layout(tcomm_node_sig_layout(sig, &outer, 1), rb,
+                                 n);
 }
 
 /* Rows shorter than this are read packed, in one system call, into a

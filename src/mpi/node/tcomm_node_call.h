@@ -30,6 +30,10 @@ enum {
 /* A signature from a kind and up to seven more 8-bit fields (dtype, op,
  * dim...). Two calls with equal notes (bytes, root, sig) are the same. */
 uint64_t tcomm_node_sig(int kind, int a, int b, int c);
+/* sig with a hash of a layout (n sizes: rows, row bytes...) folded into
+ * its bits above the first three fields, for calls whose shape is more
+ * than a few fields. */
+uint64_t tcomm_node_sig_layout(uint64_t sig, const size_t *v, int n);
 
 /* Is a single copy allowed on st at all: a node segment, more than one
  * rank, and the communicator not off the single copies. The same answer
