@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tcomm_host_arena.h"
 #include "tcomm_host_kernels.h"
 #include "tcomm_internal.h"
 
@@ -18,7 +19,10 @@
  * (glibc maps blocks this large anew each time) and pay a page fault per
  * 4 KiB, three times the exchange itself at 16 MiB (doc/performance.md).
  * Every block has its capacity in the word before it, in a header of one
- * alignment; a cached block serves requests of half its size and more. */
+ * alignment; a cached block serves requests of half its size and more.
+ * Blocks of TCOMM_ARENA_MIN and more come from the shared arena where it
+ * can serve them (tcomm_host_arena.h: the node's peers map it); a child
+ * after fork() never reuses the arena blocks it inherited. */
 #define LARGE ((size_t)1 << 20)
 #define PAGE ((size_t)4096)
 #define CACHED 8                      /* blocks */
@@ -46,7 +50,8 @@ static void *cache_take(size_t bytes)
     pthread_mutex_lock(&cache.lock);
     for (int i = 0; i < CACHED && !ptr; i++) {
         void *p = cache.ptr[i];
-        if (p && capacity(p) >= bytes && capacity(p) / 2 <= bytes) {
+        if (p && capacity(p) >= bytes && capacity(p) / 2 <= bytes &&
+            !tcomm_arena_foreign(p)) {
             ptr = p;
             cache.ptr[i] = NULL;
             cache.total -= capacity(p);
@@ -85,7 +90,9 @@ static tcomm_status_t host_alloc(void *ctx, size_t bytes, void **ptr)
     if (cap >= bytes && cap <= SIZE_MAX - align) {
         if (cap >= LARGE && (*ptr = cache_take(cap)))
             return TCOMM_SUCCESS;
-        base = aligned_alloc(align, cap + align);
+        base = tcomm_arena_alloc(cap + align, align);
+        if (!base)
+            base = aligned_alloc(align, cap + align);
     }
     if (!base)
         return tcomm_error(TCOMM_ERR_NO_MEMORY,
@@ -100,9 +107,13 @@ static tcomm_status_t host_alloc(void *ctx, size_t bytes, void **ptr)
 static void host_free(void *ctx, void *ptr)
 {
     (void)ctx;
-    if (!ptr || (capacity(ptr) >= LARGE && cache_put(ptr)))
+    if (!ptr || tcomm_arena_foreign(ptr) ||
+        (capacity(ptr) >= LARGE && cache_put(ptr)))
         return;
-    free((char *)ptr - header(capacity(ptr)));
+    size_t cap = capacity(ptr);
+    char *base = (char *)ptr - header(cap);
+    if (!tcomm_arena_free(base, cap + header(cap)))
+        free(base);
 }
 
 static tcomm_status_t host_copy(void *ctx, void *dst, const void *src,

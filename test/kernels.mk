@@ -8,6 +8,14 @@ test_check_kernels_SOURCES = test/check_kernels.c
 test_check_kernels_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 test_check_kernels_LDADD = libtcomm_internal.la $(CHECK_LIBS) -lm
 
+# Single-process Check suite of the shared tensor arena and the host
+# space over it (mpi_kernels/tcomm_host_arena.c).
+check_PROGRAMS += test/check_host_arena
+TESTS += test/check_host_arena
+test_check_host_arena_SOURCES = test/check_host_arena.c
+test_check_host_arena_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+test_check_host_arena_LDADD = libtcomm_internal.la $(CHECK_LIBS)
+
 # MPI suite of the wrappers and reshaping collectives, on 1-4 ranks.
 check_PROGRAMS += test/mpi_kernels
 TESTS += test/mpi_kernels-np1.mpitest test/mpi_kernels-np2.mpitest \
