@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "tcomm_mpi_alltoall.h"
+#include "tcomm_node_call.h"
 
 typedef int (*a2a_fn)(const tcomm_a2a_plan_t *, const void *, void *,
                       MPI_Comm);
@@ -38,7 +39,7 @@ static int pull_fn(const tcomm_a2a_plan_t *p, const void *in, void *out,
                    MPI_Comm comm)
 {
     int done;
-    return tcomm_a2a_pull(p, in, out, comm, &done);
+    return tcomm_a2a_pull(p, in, out, comm, TCOMM_NODE_ATTACH, &done);
 }
 
 static const struct { const char *name; a2a_fn fn; } cand[] = {

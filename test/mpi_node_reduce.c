@@ -36,6 +36,8 @@
 #define GUARD 64 /* bytes past an output that must not change */
 
 static int rank, np;
+/* the tier the direct calls take: any way, as above the gates */
+#define A TCOMM_NODE_ATTACH
 static const tcomm_dtype_t dtypes[] = {TCOMM_U8,   TCOMM_I8,  TCOMM_I32,
                                        TCOMM_U32,  TCOMM_I64, TCOMM_F16,
                                        TCOMM_BF16, TCOMM_F32, TCOMM_F64};
@@ -80,7 +82,8 @@ static int all_reduce_case(tcomm_mpi_state_t *st, tcomm_dtype_t d, int op,
     memcpy(keep, in, nb);
     memset(out + (in_place ? nb : 0), 0xa5, in_place ? GUARD : nb + GUARD);
     bad +=
-        tcomm_node_all_reduce(st, in, out, numel, d, op, done) != MPI_SUCCESS;
+        tcomm_node_all_reduce(st, in, out, numel, d, op, A, done) !=
+        MPI_SUCCESS;
     if (*done) {
         for (size_t i = 0; i < numel; i++)
             bad += wrong(d, op, nan, out, i, i);
@@ -114,7 +117,7 @@ static int reduce_scatter_case(tcomm_mpi_state_t *st, tcomm_dtype_t d, int op,
     memcpy(keep, in, total * es);
     memset(out, 0xa5, ob + GUARD);
     bad += tcomm_node_reduce_scatter(st, in, out, outer, chunk, dim, d, op,
-                                     done) != MPI_SUCCESS;
+                                     A, done) != MPI_SUCCESS;
     for (size_t o = 0; *done && o < outer; o++)
         for (size_t c = 0; c < chunk; c++)
             bad += wrong(d, op, nan, out, o * chunk + c,
@@ -221,7 +224,7 @@ START_TEST(test_fold_order)
         for (size_t i = 0; i < numel; i++)
             ref_store(d, in, i, rough(rank, i));
         int done = 0;
-        bad += tcomm_node_all_reduce(&st, in, a, numel, d, TCOMM_SUM, &done) !=
+        bad += tcomm_node_all_reduce(&st, in, a, numel, d, TCOMM_SUM, A, &done) !=
                MPI_SUCCESS;
         bad += done != cma;
         tcomm_tensor_t *tin, *tb;
@@ -311,16 +314,16 @@ START_TEST(test_calls_differ)
     for (size_t i = 0; i < 1u << 16; i++)
         in[i] = (float)(rank + 1);
     memset(out, 0xa5, 4 * (1u << 16));
-    bad += tcomm_node_all_reduce(&st, in, out, n, TCOMM_F32, TCOMM_SUM,
+    bad += tcomm_node_all_reduce(&st, in, out, n, TCOMM_F32, TCOMM_SUM, A,
                                  &done) != MPI_SUCCESS;
     any += done;
     bad += tcomm_node_all_reduce(&st, in, out, n, TCOMM_F32,
-                                 rank == 0 ? TCOMM_MAX : TCOMM_SUM,
+                                 rank == 0 ? TCOMM_MAX : TCOMM_SUM, A,
                                  &done) != MPI_SUCCESS;
     any += done;
     bad += tcomm_node_reduce_scatter(&st, in, out, rank == 0 ? 2 : 4,
                                      (1u << 14) / (size_t)np, 1, TCOMM_F32,
-                                     TCOMM_SUM, &done) != MPI_SUCCESS;
+                                     TCOMM_SUM, A, &done) != MPI_SUCCESS;
     any += done;
     for (size_t i = 0; i < 1u << 16; i++)
         bad += in[i] != (float)(rank + 1);

@@ -22,6 +22,7 @@
 #include "tcomm_config.h"
 #include "tcomm_mpi.h"
 #include "tcomm_mpi_reshape.h"
+#include "tcomm_node_call.h"
 #include "tcomm_shm_bcast.h"
 #include "tcomm_shm_min.h"
 #include "mpi_suite.h"
@@ -47,7 +48,7 @@ static int bcast_and_check(tcomm_mpi_state_t *st, size_t bytes, int root,
     int bad = 0;
     for (size_t i = 0; i < bytes + GUARD; i++)
         buf[i] = rank == root && i < bytes ? pattern(root, i, call) : 0xa5;
-    ck_assert_int_eq(tcomm_shm_bcast(st, buf, bytes, root, done),
+    ck_assert_int_eq(tcomm_shm_bcast(st, buf, bytes, root, TCOMM_NODE_ATTACH, done),
                      MPI_SUCCESS);
     if (!*done)
         MPI_Bcast(buf, (int)bytes, MPI_BYTE, root, st->comm);
@@ -127,7 +128,7 @@ START_TEST(test_calls_differ)
     size_t mine = rank == 0 ? 1u << 20 : 1u << 16;
     unsigned char *buf = malloc(mine + GUARD);
     memset(buf, rank == 0 ? 0x11 : 0xa5, mine + GUARD);
-    ck_assert_int_eq(tcomm_shm_bcast(&st, buf, mine, 0, &done), MPI_SUCCESS);
+    ck_assert_int_eq(tcomm_shm_bcast(&st, buf, mine, 0, TCOMM_NODE_ATTACH, &done), MPI_SUCCESS);
     for (size_t i = 0; i < mine + GUARD; i++)
         bad += buf[i] != (rank == 0 ? 0x11 : 0xa5);
     ck_assert_int_eq(agree_sum(bad), 0);
@@ -135,7 +136,8 @@ START_TEST(test_calls_differ)
     /* ranks 0 and 1 each the root of its own broadcast */
     memset(buf, 0x20 + rank, mine);
     done = -1;
-    ck_assert_int_eq(tcomm_shm_bcast(&st, buf, 1u << 16, rank == 1, &done),
+    ck_assert_int_eq(tcomm_shm_bcast(&st, buf, 1u << 16, rank == 1,
+                                     TCOMM_NODE_ATTACH, &done),
                      MPI_SUCCESS);
     for (size_t i = 0; i < 1u << 16; i++) /* no input overwritten */
         bad += rank <= 1 && buf[i] != 0x20 + rank;

@@ -41,10 +41,12 @@ static const tcomm_setting_t settings[] = {
      "bytes per chunk of the staged device path (suffix K, M or G)",
      tcomm_parse_bytes, FIELD(staging_chunk)},
     {"TCOMM_SINGLE_COPY", "1",
-     "1: on one node, all_gather along dim > 0 reads the peers' rows "
-     "straight into place and broadcast shares its copy between root and "
-     "receivers (process_vm_readv/writev) when the kernel allows it; "
-     "0 on any rank: MPI messages only",
+     "1: host tensors of 4 KiB and more live in a shared arena that the "
+     "node's other ranks map, and on one node the collectives copy "
+     "between the ranks' tensors directly (memcpy through the mapped "
+     "arenas, process_vm_readv/writev for wrapped buffers) when the "
+     "kernel allows it; 0 on any rank: MPI messages only (private host "
+     "memory if set before the first tensor)",
      tcomm_parse_bool, FIELD(single_copy)},
     {"TCOMM_PROGRESS", "thread",
      "thread: a nonblocking collective runs on a progress thread of its "

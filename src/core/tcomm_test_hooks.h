@@ -2,7 +2,8 @@
 /* Test hooks: knobs that only the tests turn, to reach paths that real
  * inputs reach only at sizes a test cannot afford (the large-count
  * splitting) or on machines it does not have (no AVX2, a foreign PID
- * namespace, a failing single-copy read). They live in atomics, set
+ * namespace, a failing single-copy read, a peer's arena that cannot be
+ * mapped). They live in atomics, set
  * through tcomm_test_set_hook (tests link libtcomm_internal.la; the
  * entry point is not exported), and every reader loads a hook once per
  * call, never per element. Every hook is 0 by default: 0 means "off". */
@@ -19,6 +20,9 @@ typedef enum {
     TCOMM_HOOK_PULL_FAIL,
     /* != 0: this rank claims this PID namespace id instead of its own. */
     TCOMM_HOOK_PID_NAMESPACE,
+    /* != 0: this rank uses no peer's mapped tensor arena: its single
+     * copies are cross-memory attach, as where pidfd_getfd is refused. */
+    TCOMM_HOOK_NO_MAP,
     TCOMM_HOOK_COUNT
 } tcomm_test_hook_t;
 

@@ -14,12 +14,14 @@
  * mode, every rank's shapes; in the token mode, the dims before the split
  * dim (they agree) and, for the count limit, the largest extent along the
  * dim of any rank's input or output (the front end's exchange). */
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "tcomm_backend_mpi.h"
 #include "tcomm_log.h"
 #include "tcomm_mpi_alltoall.h"
 #include "tcomm_mpi_kernels.h"
+#include "tcomm_node_call.h"
 
 static tcomm_status_t plan_error(int rc, const char *fn)
 {
@@ -62,7 +64,9 @@ static tcomm_status_t run(tcomm_mpi_state_t *st, tcomm_a2a_plan_t *p,
 
 /* Equal chunks contiguous on both sides (only sizes of 1 before either
  * dim, dim 0 above all): one MPI_Alltoall, before any plan is made, so
- * that the common call costs what MPI's does. */
+ * that the common call costs what MPI's does; or on one node the pull
+ * of the mapped tier only (flat_pull), since by cross-memory attach it
+ * was no faster than MPI_Alltoall, which makes the same copies. */
 static int flat_equal(const tcomm_tensor_t *in, int split, int concat)
 {
     int lead = split > concat ? split : concat;
@@ -72,11 +76,39 @@ static int flat_equal(const tcomm_tensor_t *in, int split, int concat)
     return in->numel <= tcomm_mpi_count_limit();
 }
 
+/* The flat exchange through the peers' mapped arenas. 1: done. */
+static int flat_pull(tcomm_mpi_state_t *st, const tcomm_tensor_t *in,
+                     int split, int concat, tcomm_tensor_t *out, int *rc)
+{
+    tcomm_a2a_plan_t p;
+    int done = 0;
+    if (!st->shm_min || !tcomm_node_copy_allowed(st) ||
+        in->nbytes < TCOMM_NODE_MAPPED_MIN ||
+        tcomm_a2a_plan_alloc(&p, in->dtype, st->comm) != MPI_SUCCESS)
+        return 0;
+    size_t c = in->shape[split] / (size_t)st->size;
+    plan_sides(&p, in, split, NULL, c, out, concat, NULL,
+               split == concat ? c : in->shape[concat]);
+    p.equal = p.fits = 1;
+    p.st = st;
+    if (tcomm_a2a_pull_tier(&p, SIZE_MAX) == TCOMM_NODE_MAPPED)
+        *rc = tcomm_a2a_pull(&p, in->data, out->data, st->comm,
+                             TCOMM_NODE_MAPPED, &done);
+    tcomm_a2a_plan_free(&p);
+    return *rc != MPI_SUCCESS || done;
+}
+
 tcomm_status_t tcomm_mpi_all_to_all(void *state, const tcomm_tensor_t *in,
                                     int split_dim, int concat_dim,
                                     tcomm_tensor_t *out)
 {
     tcomm_mpi_state_t *st = state;
+    int rc = MPI_SUCCESS;
+    if (flat_equal(in, split_dim, concat_dim) &&
+        flat_pull(st, in, split_dim, concat_dim, out, &rc)) {
+        TCOMM_TRACE_PATH("mpi_alltoall_pull");
+        return tcomm_mpi_status(rc, "tcomm_all_to_all", __FILE__, __LINE__);
+    }
     if (flat_equal(in, split_dim, concat_dim)) {
         int count = (int)(in->numel / (size_t)st->size);
         MPI_Datatype type = tcomm_mpi_datatype(in->dtype);
@@ -87,7 +119,7 @@ tcomm_status_t tcomm_mpi_all_to_all(void *state, const tcomm_tensor_t *in,
                                 "tcomm_all_to_all", __FILE__, __LINE__);
     }
     tcomm_a2a_plan_t p;
-    int rc = tcomm_a2a_plan_alloc(&p, in->dtype, st->comm);
+    rc = tcomm_a2a_plan_alloc(&p, in->dtype, st->comm);
     if (rc != MPI_SUCCESS)
         return plan_error(rc, "tcomm_all_to_all");
     size_t c = in->shape[split_dim] / (size_t)st->size;

@@ -33,6 +33,7 @@
 
 #include "tcomm_mpi_alltoall.h"
 #include "tcomm_node_call.h"
+#include "tcomm_node_map.h"
 #include "tcomm_pull.h"
 #include "tcomm_test_hooks.h"
 
@@ -164,12 +165,25 @@ static int with_peer(const tcomm_a2a_plan_t *p, const void *in, void *out,
         rem = send_walk(p, rin, p->rank);
         loc = recv_walk(p, (uint64_t)(uintptr_t)out, r);
     }
+    /* in the peer's mapped arena: the walk with memcpy, as our own */
+    char *here = rem.rows ? tcomm_node_mapped(pid, rem.base,
+                                              (rem.rows - 1) * rem.stride +
+                                                  rem.rb)
+                          : NULL;
+    if (here) {
+        rem.base = (uint64_t)(uintptr_t)here;
+        if (pushes(p))
+            copy_block(&loc, &rem);
+        else
+            copy_block(&rem, &loc);
+        return 1;
+    }
     return move_block(pid, &rem, &loc, pushes(p));
 }
 
 /* The node protocol: notes, copies, one fence. */
 static int node_pull(const tcomm_a2a_plan_t *p, const void *in, void *out,
-                     int *done)
+                     int tier, int *done)
 {
     size_t dims[4] = {p->souter, p->stotal, p->router, p->rtotal};
     tcomm_shm_note_t mine = {
@@ -182,6 +196,10 @@ static int node_pull(const tcomm_a2a_plan_t *p, const void *in, void *out,
     tcomm_node_call_t c;
 
     tcomm_node_call_begin(&c, p->st, &mine);
+    if (tier == TCOMM_NODE_MAPPED)
+        tcomm_node_call_map_only(&c, mine.bytes,
+                                 pushes(p) ? p->router * p->rtotal * p->es
+                                           : 0);
     copy_own(p, in, out);
     for (int k = 1; k < p->nranks; k++) {
         int r = (p->rank + k) % p->nranks;
@@ -222,15 +240,23 @@ static int mpi_pull(const tcomm_a2a_plan_t *p, const void *in, void *out,
     return rc;
 }
 
+int tcomm_a2a_pull_tier(const tcomm_a2a_plan_t *p, size_t attach_min)
+{
+    size_t bytes = p->souter * p->stotal * p->es;
+    if (p->st && tcomm_node_copy_allowed(p->st))
+        return tcomm_node_tier(p->st, bytes, attach_min);
+    return bytes >= attach_min ? TCOMM_NODE_ATTACH : TCOMM_NODE_MPI;
+}
+
 int tcomm_a2a_pull(const tcomm_a2a_plan_t *p, const void *in, void *out,
-                   MPI_Comm comm, int *done)
+                   MPI_Comm comm, int tier, int *done)
 {
     peer_t stack[TCOMM_STACK_RANKS], *peers = stack;
     int rc, state;
 
     *done = 0;
     if (p->st && tcomm_node_copy_allowed(p->st))
-        return node_pull(p, in, out, done);
+        return node_pull(p, in, out, tier, done);
     if ((rc = tcomm_mpi_pull_node_state(comm, &state)) != MPI_SUCCESS ||
         state == PULL_OFF)
         return rc;

@@ -11,6 +11,7 @@
 
 #include "tcomm_mpi_alltoall.h"
 #include "tcomm_mpi_kernels.h"
+#include "tcomm_node_call.h"
 
 #define TCOMM_A2A_ROWS_TAG 0x7a2b
 /* Requests per window of rows: 8 KiB of MPI_Request on the stack. */
@@ -270,9 +271,10 @@ int tcomm_a2a_strided(const tcomm_a2a_plan_t *p, const void *in, void *out,
 
     if (!p->fits || !tcomm_a2a_fits_int(p))
         return tcomm_a2a_pack(p, in, out, 1, comm, path);
-    if (bytes >= (two ? PULL_MIN_TWO : PULL_MIN_ONE)) {
+    int tier = tcomm_a2a_pull_tier(p, two ? PULL_MIN_TWO : PULL_MIN_ONE);
+    if (tier != TCOMM_NODE_MPI) {
         int done;
-        rc = tcomm_a2a_pull(p, in, out, comm, &done);
+        rc = tcomm_a2a_pull(p, in, out, comm, tier, &done);
         if (rc != MPI_SUCCESS || done) {
             *path = "mpi_alltoall_pull";
             return rc;

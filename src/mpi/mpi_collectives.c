@@ -46,12 +46,14 @@ tcomm_status_t tcomm_mpi_all_reduce(void *state, const tcomm_tensor_t *in,
 {
     tcomm_mpi_state_t *st = state;
     /* the rank-order fold, so deterministic mode takes it too */
-    if (tcomm_node_reduce_applies(st, TCOMM_NODE_ALL_REDUCE, 1, in->nbytes)) {
+    int tier = tcomm_node_reduce_applies(st, TCOMM_NODE_ALL_REDUCE, 1,
+                                         in->nbytes);
+    if (tier != TCOMM_NODE_MPI) {
         int done = 0;
         note_path(st, 1u << 20, "node_allreduce",
                   "all_reduce: single copies on one node");
         TCOMM_MPI_CHECK(tcomm_node_all_reduce(st, in->data, out->data,
-                                              in->numel, in->dtype, op,
+                                              in->numel, in->dtype, op, tier,
                                               &done));
         if (done) /* AVG divided already */
             return TCOMM_SUCCESS;
@@ -149,14 +151,16 @@ tcomm_status_t tcomm_mpi_reduce_scatter(void *state,
     tcomm_mpi_state_t *st = state;
     size_t outer = tcomm_shape_prod(in->shape, 0, dim);
     size_t chunk = out->numel / (outer ? outer : 1);
-    if (tcomm_node_reduce_applies(st, TCOMM_NODE_REDUCE_SCATTER, outer,
-                                  in->nbytes)) {
+    int tier = tcomm_node_reduce_applies(st, TCOMM_NODE_REDUCE_SCATTER,
+                                         outer, in->nbytes);
+    if (tier != TCOMM_NODE_MPI) {
         int done = 0;
         note_path(st, 1u << 21, "node_reduce_scatter",
                   "reduce_scatter: single copies on one node");
         TCOMM_MPI_CHECK(tcomm_node_reduce_scatter(st, in->data, out->data,
                                                   outer ? outer : 1, chunk,
-                                                  dim, in->dtype, op, &done));
+                                                  dim, in->dtype, op, tier,
+                                                  &done));
         if (done) /* AVG divided already */
             return TCOMM_SUCCESS;
     }
@@ -198,10 +202,12 @@ tcomm_status_t tcomm_mpi_broadcast(void *state, const tcomm_tensor_t *in,
      * keeps a copy in out unless the call is in place. */
     void *buf = st->rank == root ? in->data : out->data;
     int done = 0;
-    if (tcomm_shm_bcast_applies(st, in->nbytes)) {
+    int tier = tcomm_shm_bcast_applies(st, in->nbytes);
+    if (tier != TCOMM_NODE_MPI) {
         note_path(st, 1u << 8, "shm_bcast",
                   "broadcast: shared copy on one node");
-        TCOMM_MPI_CHECK(tcomm_shm_bcast(st, buf, in->nbytes, root, &done));
+        TCOMM_MPI_CHECK(
+            tcomm_shm_bcast(st, buf, in->nbytes, root, tier, &done));
     }
     if (!done) {
         note_path(st, 1u << 7, "mpi_bcast",

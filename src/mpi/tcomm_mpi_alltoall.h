@@ -69,14 +69,18 @@ int tcomm_a2a_vector(const tcomm_a2a_plan_t *p, const void *in, void *out,
 int tcomm_a2a_rows(const tcomm_a2a_plan_t *p, const void *in, void *out,
                    MPI_Comm comm);
 /* (e) on one node: each rank reads its blocks from the peers' inputs
- * into place (process_vm_readv; src/mpi/alltoall_pull.c), synchronised
+ * into place (memcpy from a peer's mapped arena, else process_vm_readv;
+ * src/mpi/alltoall_pull.c), tier as tcomm_a2a_pull_tier says, synchronised
  * through the node segment where p->st has one and single copies are
  * allowed there (tcomm_node_copy_allowed), else by MPI. *done = 0 when
  * it did not apply (off, not one node, a rank could not read, calls
  * that differ): then out must be written by another path. The same
  * *done on every rank. */
 int tcomm_a2a_pull(const tcomm_a2a_plan_t *p, const void *in, void *out,
-                   MPI_Comm comm, int *done);
+                   MPI_Comm comm, int tier, int *done);
+/* The tier (tcomm_node_tier) of the pull for an equal call of p from
+ * attach_min bytes of input (SIZE_MAX: the mapped tier only). */
+int tcomm_a2a_pull_tier(const tcomm_a2a_plan_t *p, size_t attach_min);
 /* Do the counts and strides fit the int arguments of (b), (c), (d), and
  * their per-rank arrays the stack (at most TCOMM_STACK_RANKS ranks)?
  * The same answer on every rank of an equal call. */

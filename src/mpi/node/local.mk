@@ -8,4 +8,5 @@ libtcomm_internal_la_SOURCES += \
 	src/mpi/node/shm_bcast.c src/mpi/node/pull.c \
 	src/mpi/node/tcomm_node_call.h src/mpi/node/node_call.c \
 	src/mpi/node/tcomm_node_reduce.h src/mpi/node/node_reduce.c \
-	src/mpi/node/tcomm_node_gather.h src/mpi/node/node_gather.c
+	src/mpi/node/tcomm_node_gather.h src/mpi/node/node_gather.c \
+	src/mpi/node/tcomm_node_map.h src/mpi/node/node_map.c

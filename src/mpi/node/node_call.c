@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "tcomm_node_call.h"
+#include "tcomm_node_map.h"
 #include "tcomm_test_hooks.h"
 
 uint64_t tcomm_node_sig(int kind, int a, int b, int c)
@@ -47,6 +48,19 @@ long tcomm_node_cores(void)
     return cpus;
 }
 
+int tcomm_node_tier(tcomm_mpi_state_t *st, size_t bytes, size_t attach_min)
+{
+    if (bytes >= attach_min)
+        return TCOMM_NODE_ATTACH;
+    if (bytes < TCOMM_NODE_MAPPED_MIN)
+        return TCOMM_NODE_MPI;
+    if (st->map_skip) {
+        st->map_skip--;
+        return TCOMM_NODE_MPI;
+    }
+    return TCOMM_NODE_MAPPED;
+}
+
 int tcomm_node_copy_allowed(const tcomm_mpi_state_t *st)
 {
     return st->shm_min && st->size > 1 &&
@@ -62,7 +76,25 @@ void tcomm_node_call_begin(tcomm_node_call_t *c, tcomm_mpi_state_t *st,
     c->state = tcomm_mpi_pull_state(st->comm);
     c->ok[0] = !tcomm_test_hook(TCOMM_HOOK_PULL_FAIL);
     c->ok[1] = 1;
+    c->map_only = 0;
+    tcomm_node_map_publish(st->shm_min); /* before the note that needs it */
     tcomm_shm_publish(st->shm_min, c->seq, mine);
+}
+
+void tcomm_node_call_map_only(tcomm_node_call_t *c, size_t in_bytes,
+                              size_t out_bytes)
+{
+    c->map_only = 1;
+    c->map_in = in_bytes;
+    c->map_out = out_bytes;
+}
+
+/* Are the peer's buffers that a mapped-tier call touches mapped? */
+static int mapped(const tcomm_node_call_t *c, const tcomm_shm_note_t *peer)
+{
+    pid_t pid = (pid_t)peer->pid;
+    return (!c->map_in || tcomm_node_is_mapped(pid, peer->addr, c->map_in)) &&
+           (!c->map_out || tcomm_node_is_mapped(pid, peer->out, c->map_out));
 }
 
 int tcomm_node_call_peer(tcomm_node_call_t *c, int rank,
@@ -74,7 +106,12 @@ int tcomm_node_call_peer(tcomm_node_call_t *c, int rank,
         c->ok[1] = 0;
     else if (peer->ns != tcomm_pid_namespace())
         c->ok[0] = 0;
-    return c->ok[0] == 1 && c->ok[1] == 1;
+    if (c->ok[0] != 1 || c->ok[1] != 1)
+        return 0;
+    tcomm_node_map_peer(c->st->shm_min, rank, (pid_t)peer->pid);
+    if (c->map_only && !mapped(c, peer))
+        c->ok[1] = 0; /* as calls that differ: MPI, nothing turned off */
+    return c->ok[1] == 1;
 }
 
 void tcomm_node_call_copied(tcomm_node_call_t *c, int worked)
@@ -91,7 +128,16 @@ int tcomm_node_call_fence(tcomm_node_call_t *c)
 
 int tcomm_node_call_end(tcomm_node_call_t *c, int *done)
 {
+    tcomm_mpi_state_t *st = c->st;
     *done = c->ok[0] == 1 && c->ok[1] == 1;
+    if (c->map_only && *done) {
+        st->map_backoff = 0;
+    } else if (c->map_only) {
+        st->map_backoff = st->map_backoff ? 2 * st->map_backoff : 1;
+        if (st->map_backoff > 1024)
+            st->map_backoff = 1024;
+        st->map_skip = st->map_backoff;
+    }
     if (c->ok[1] != 1) /* the MPI fallback says what is wrong */
         return MPI_SUCCESS;
     if (c->state != PULL_ON || !*done)

@@ -37,6 +37,7 @@
 #include "tcomm_host_kernels.h"
 #include "tcomm_internal.h"
 #include "tcomm_node_call.h"
+#include "tcomm_node_map.h"
 #include "tcomm_node_reduce.h"
 
 /* The fold's block: its input, accumulator and a peer's part stay in L2
@@ -56,18 +57,21 @@ typedef struct {
     int in_place;     /* some rank's note has out == in: the same on all */
 } job_t;
 
-int tcomm_node_reduce_applies(const tcomm_mpi_state_t *st, int kind,
-                              size_t rows, size_t bytes)
+int tcomm_node_reduce_applies(tcomm_mpi_state_t *st, int kind, size_t rows,
+                              size_t bytes)
 {
     size_t min = kind == TCOMM_NODE_ALL_REDUCE ? TCOMM_NODE_ALL_REDUCE_MIN
                  : rows > 1 ? TCOMM_NODE_REDUCE_SCATTER_DIM_MIN
                             : TCOMM_NODE_REDUCE_SCATTER_MIN;
-    return tcomm_node_copy_allowed(st) && bytes >= min;
+    return tcomm_node_copy_allowed(st) ? tcomm_node_tier(st, bytes, min)
+                                       : TCOMM_NODE_MPI;
 }
 
-/* Begin the call and wait for every peer's note. 1: copy. */
+/* Begin the call and wait for every peer's note. 1: copy. The mapped
+ * tier checks the peers' inputs and out_bytes of their outputs. */
 static int start(job_t *j, tcomm_mpi_state_t *st, const tcomm_shm_note_t *mine,
-                 tcomm_dtype_t dtype, tcomm_op_t op)
+                 tcomm_dtype_t dtype, tcomm_op_t op, int tier,
+                 size_t out_bytes)
 {
     int n = st->size, go = 1;
     j->dtype = dtype;
@@ -78,6 +82,8 @@ static int start(job_t *j, tcomm_mpi_state_t *st, const tcomm_shm_note_t *mine,
     j->tmp = malloc(2 * BLOCK);
     j->acc = j->tmp ? j->tmp + BLOCK : NULL;
     tcomm_node_call_begin(&j->c, st, mine);
+    if (tier == TCOMM_NODE_MAPPED)
+        tcomm_node_call_map_only(&j->c, mine->bytes, out_bytes);
     if (!j->peer || !j->tmp) /* out of memory: every rank goes to MPI */
         tcomm_node_call_copied(&j->c, 0);
     j->in_place = mine->addr == mine->out;
@@ -109,6 +115,14 @@ static int read_rows(job_t *j, int r, char *dst, uint64_t roff, size_t rstride,
                                            rstride, nrows, cb);
     tcomm_node_call_copied(&j->c, ok);
     return ok;
+}
+
+/* Rank r's input from byte roff on, len bytes, where it lies in r's
+ * mapped arena: folded from there, with no copy into tmp. */
+static const char *mapped_rows(job_t *j, int r, uint64_t roff, size_t len)
+{
+    const tcomm_shm_note_t *p = &j->peer[r];
+    return tcomm_node_mapped((pid_t)p->pid, p->addr + roff, len);
 }
 
 /* acc (nrows rows of cb bytes, packed) = src's rows (sstride apart) if
@@ -156,19 +170,24 @@ static int fold_block(job_t *j, char *o, const char *mine, uint64_t off,
 {
     int n = j->c.st->size, me = j->c.st->rank;
     char *acc = in_place ? j->acc : o;
+    size_t extent = (nrows - 1) * stride + cb; /* of the rows in an input */
+    const char *src;
     int r = 0;
     if (me == 0 && n > 1 && !span && (nrows == 1 || stride == cb)) {
         /* in_0 op in_1 in one pass, not a copy and a pass (rank 0 would
          * do a pass more than its peers and keep them waiting) */
-        if (!read_rows(j, 1, j->tmp, off, stride, nrows, cb))
+        src = mapped_rows(j, 1, off, nrows * cb);
+        if (!src && !read_rows(j, 1, j->tmp, off, stride, nrows, cb))
             return 0;
-        tcomm_host_reduce3(j->dtype, j->op, acc, mine, j->tmp,
+        tcomm_host_reduce3(j->dtype, j->op, acc, mine, src ? src : j->tmp,
                            nrows * cb / j->es);
         r = 2;
     }
     for (; r < n; r++) {
         if (r == me) {
             combine(j, r == 0, acc, mine, stride, nrows, cb);
+        } else if ((src = mapped_rows(j, r, off, extent))) {
+            combine(j, r == 0, acc, src, stride, nrows, cb);
         } else if (span) {
             if (!read_rows(j, r, j->tmp, off, 0, 1, (nrows - 1) * stride + cb))
                 return 0;
@@ -231,7 +250,7 @@ static void chunk_of(size_t numel, size_t es, int n, int r, size_t *lo,
 
 int tcomm_node_all_reduce(tcomm_mpi_state_t *st, const void *in, void *out,
                           size_t numel, tcomm_dtype_t dtype, tcomm_op_t op,
-                          int *done)
+                          int tier, int *done)
 {
     int n = st->size, me = st->rank;
     size_t es = tcomm_dtype_size(dtype), lo, len;
@@ -246,7 +265,7 @@ int tcomm_node_all_reduce(tcomm_mpi_state_t *st, const void *in, void *out,
     size_t head = 0; /* bytes of the chunk done before the loop */
     chunk_of(numel, es, n, me, &lo, &len);
     o = (char *)out + lo * es;
-    go = start(&j, st, &mine, dtype, op);
+    go = start(&j, st, &mine, dtype, op, tier, mine.bytes); /* pushes */
     j.push = out;
     if (j.in_place) { /* every rank, so that all meet in the same fences */
         /* Nothing is stored before every rank has read its first block
@@ -272,7 +291,8 @@ int tcomm_node_all_reduce(tcomm_mpi_state_t *st, const void *in, void *out,
 
 int tcomm_node_reduce_scatter(tcomm_mpi_state_t *st, const void *in, void *out,
                               size_t outer, size_t chunk, int dim,
-                              tcomm_dtype_t dtype, tcomm_op_t op, int *done)
+                              tcomm_dtype_t dtype, tcomm_op_t op, int tier,
+                              int *done)
 {
     int n = st->size, me = st->rank;
     size_t es = tcomm_dtype_size(dtype), rb = chunk * es;
@@ -283,7 +303,7 @@ int tcomm_node_reduce_scatter(tcomm_mpi_state_t *st, const void *in, void *out,
         .root = (int64_t)outer,
         .sig = tcomm_node_sig(TCOMM_NODE_REDUCE_SCATTER, dtype, op, dim)};
     job_t j;
-    if (start(&j, st, &mine, dtype, op))
+    if (start(&j, st, &mine, dtype, op, tier, 0))
         fold_piece(&j, out, in, (uint64_t)me * rb, (size_t)n * rb, outer, rb,
                    0);
     tcomm_node_call_fence(&j.c); /* no rank reads an input after it */

@@ -2,7 +2,8 @@
 /* Single copies on one node: whether a communicator may use them (an
  * attribute: unknown, try, on, off), the PID namespace, and the read of a
  * peer's rows with process_vm_readv (one system call per peer and up to
- * IOV_MAX rows). Whether the ranks share a node is asked once per
+ * IOV_MAX rows), or memcpy where the peer's buffer is in its mapped
+ * tensor arena (node_map.c). Whether the ranks share a node is asked once per
  * communicator (MPI_Comm_split_type). Used by the all_gather pull
  * (src/mpi/allgather_pull.c) and the shared broadcast copy (shm_bcast.c). */
 #define _GNU_SOURCE
@@ -15,6 +16,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "tcomm_node_map.h"
 #include "tcomm_pull.h"
 #include "tcomm_test_hooks.h"
 
@@ -106,7 +108,13 @@ int tcomm_node_read_rows(pid_t pid, uint64_t remote, char *out, size_t col,
 {
     struct iovec loc[IOV_MAX < 1024 ? IOV_MAX : 1024], rem;
     size_t per = sizeof loc / sizeof loc[0];
+    const char *src = tcomm_node_mapped(pid, remote, outer * rb);
 
+    if (src) {
+        for (size_t o = 0; o < outer; o++)
+            memcpy(out + o * stride + col, src + o * rb, rb);
+        return 1;
+    }
     for (size_t o0 = 0; o0 < outer; o0 += per) {
         size_t k = outer - o0 < per ? outer - o0 : per;
         for (size_t i = 0; i < k; i++) {
@@ -130,6 +138,11 @@ int tcomm_node_read_rows(pid_t pid, uint64_t remote, char *out, size_t col,
 static int move(pid_t pid, char *here, uint64_t remote, size_t len,
                 int write)
 {
+    char *there = tcomm_node_mapped(pid, remote, len);
+    if (there) {
+        memcpy(write ? there : here, write ? here : there, len);
+        return 1;
+    }
     for (size_t off = 0; off < len; off += PIECE) {
         size_t k = len - off < PIECE ? len - off : PIECE;
         struct iovec loc = {here + off, k};
@@ -161,6 +174,12 @@ int tcomm_node_read_strided(pid_t pid, void *here, uint64_t remote,
 
     if (rows == 1 || stride == rb)
         return move(pid, here, remote, rows * rb, 0);
+    const char *src = tcomm_node_mapped(pid, remote, (rows - 1) * stride + rb);
+    if (src) {
+        for (size_t o = 0; o < rows; o++)
+            memcpy((char *)here + o * rb, src + o * stride, rb);
+        return 1;
+    }
     if (rb >= PIECE / per) { /* keep a call under MAX_RW_COUNT */
         for (size_t o = 0; o < rows; o++)
             if (!move(pid, (char *)here + o * rb, remote + o * stride, rb, 0))

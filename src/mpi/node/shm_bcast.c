@@ -31,16 +31,17 @@
  * on the root's line, and a rank that spins while the peer it waits for
  * has no core slows both down (3 ranks on 2 cores: 1.3-2x MPI_Bcast at
  * 32-256 KiB). */
-int tcomm_shm_bcast_applies(const tcomm_mpi_state_t *st, size_t bytes)
+int tcomm_shm_bcast_applies(tcomm_mpi_state_t *st, size_t bytes)
 {
     long cores = tcomm_node_cores();
-    return tcomm_node_copy_allowed(st) &&
-           (cores <= 0 || st->size <= cores) &&
-           bytes >= TCOMM_SHM_BCAST_MIN * (size_t)(st->size - 1);
+    if (!tcomm_node_copy_allowed(st) || (cores > 0 && st->size > cores))
+        return TCOMM_NODE_MPI;
+    return tcomm_node_tier(st, bytes,
+                           TCOMM_SHM_BCAST_MIN * (size_t)(st->size - 1));
 }
 
 int tcomm_shm_bcast(tcomm_mpi_state_t *st, void *buf, size_t bytes,
-                    int root, int *done)
+                    int root, int tier, int *done)
 {
     tcomm_shm_note_t mine = {.addr = (uint64_t)(uintptr_t)buf,
                              .bytes = bytes, .root = root,
@@ -52,6 +53,8 @@ int tcomm_shm_bcast(tcomm_mpi_state_t *st, void *buf, size_t bytes,
         bytes / (size_t)st->size & ~(size_t)(TCOMM_CACHE_LINE - 1);
 
     tcomm_node_call_begin(&c, st, &mine);
+    if (tier == TCOMM_NODE_MAPPED) /* the root writes, the others read */
+        tcomm_node_call_map_only(&c, bytes, 0);
     if (st->rank == root) {
         /* in turn from the next rank, as their notes appear */
         for (int k = 1; k < st->size; k++)

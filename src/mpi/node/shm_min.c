@@ -67,9 +67,18 @@ typedef struct {
 _Static_assert(sizeof(line_t) <= TCOMM_CACHE_LINE,
                "a line is one cache line");
 
+typedef struct {
+    _Atomic uint64_t set; /* 1 once arena holds this rank's */
+    tcomm_shm_arena_t arena;
+} arena_line_t;
+
+_Static_assert(sizeof(arena_line_t) <= TCOMM_CACHE_LINE,
+               "an arena line is one cache line");
+
 struct tcomm_shm_min {
     MPI_Comm comm; /* for MPI_Iprobe while waiting */
     int rank, size;
+    int arena_set; /* this rank's arena line is written */
     uint64_t round;
     char *slots; /* [rank][parity], then a line per rank */
     size_t len;
@@ -87,9 +96,17 @@ static line_t *line(tcomm_shm_min_t *s, int rank)
                       TCOMM_CACHE_LINE * (size_t)rank);
 }
 
+static arena_line_t *arena_line(tcomm_shm_min_t *s, int rank)
+{
+    return (arena_line_t *)(s->slots +
+                            (SLOT_BYTES * 2 + TCOMM_CACHE_LINE) *
+                                (size_t)s->size +
+                            TCOMM_CACHE_LINE * (size_t)rank);
+}
+
 static size_t segment_bytes(int size)
 {
-    return (SLOT_BYTES * 2 + TCOMM_CACHE_LINE) * (size_t)size;
+    return (SLOT_BYTES * 2 + 2 * TCOMM_CACHE_LINE) * (size_t)size;
 }
 
 int tcomm_shm_min_create(MPI_Comm comm, tcomm_shm_min_t **out)
@@ -206,4 +223,30 @@ void tcomm_shm_peer(tcomm_shm_min_t *s, int rank, uint64_t seq,
     line_t *peer = line(s, rank);
     wait_for(s, &peer->seq, seq);
     *note = peer->note;
+}
+
+int tcomm_shm_arena_set(const tcomm_shm_min_t *s)
+{
+    return s->arena_set;
+}
+
+void tcomm_shm_publish_arena(tcomm_shm_min_t *s,
+                             const tcomm_shm_arena_t *arena)
+{
+    arena_line_t *mine = arena_line(s, s->rank);
+    mine->arena = *arena;
+    mine->arena.pid = (int64_t)getpid();
+    mine->arena.ns = tcomm_pid_namespace();
+    atomic_store_explicit(&mine->set, 1, memory_order_release);
+    s->arena_set = 1;
+}
+
+int tcomm_shm_peer_arena(tcomm_shm_min_t *s, int rank,
+                         tcomm_shm_arena_t *arena)
+{
+    arena_line_t *peer = arena_line(s, rank);
+    if (!atomic_load_explicit(&peer->set, memory_order_acquire))
+        return 0;
+    *arena = peer->arena;
+    return 1;
 }

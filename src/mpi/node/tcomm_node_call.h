@@ -47,18 +47,42 @@ int tcomm_node_copy_allowed(const tcomm_mpi_state_t *st);
  * answers the same); <= 0 when unknown. */
 long tcomm_node_cores(void);
 
+/* The tiers of a call by size. From a path's own gate (its attach_min)
+ * the single copies take whatever way each peer's buffers allow:
+ * memcpy where they lie in its mapped tensor arena (node_map.c), else
+ * cross-memory attach, which costs a system call and a page pin per
+ * piece. Below it, from TCOMM_NODE_MAPPED_MIN, only where every buffer
+ * is mapped (memcpy: 4x attach's rate, no call): else every rank
+ * learns it at the fence and goes to MPI, the communicator unchanged. */
+enum { TCOMM_NODE_MPI, TCOMM_NODE_ATTACH, TCOMM_NODE_MAPPED };
+#define TCOMM_NODE_MAPPED_MIN ((size_t)4096)
+
+/* The tier of a call of bytes on st, where single copies are allowed.
+ * A mapped try that fell back to MPI skips the mapped tier for the next
+ * 1, 2, 4 ... 1024 calls of its sizes (wrapped private buffers would
+ * pay the fence each time); every rank counts the same, the outcome
+ * being agreed. */
+int tcomm_node_tier(tcomm_mpi_state_t *st, size_t bytes, size_t attach_min);
+
 typedef struct {
     tcomm_mpi_state_t *st;
     uint64_t seq;
     tcomm_shm_note_t mine;
     int state;    /* the pull state when the call began */
     int64_t ok[2]; /* [every copy worked, every rank made the same call] */
+    int map_only;  /* TCOMM_NODE_MAPPED: peers' buffers must be mapped */
+    size_t map_in, map_out; /* the bytes at their addr and out to check */
 } tcomm_node_call_t;
 
 /* Begin: publish mine (addr, bytes, root, out, sig; pid and namespace
  * are filled in). Local, never waits. */
 void tcomm_node_call_begin(tcomm_node_call_t *c, tcomm_mpi_state_t *st,
                            const tcomm_shm_note_t *mine);
+/* After begin, for a call of the mapped tier: copy only if every peer's
+ * [addr, addr + in_bytes) and [out, out + out_bytes) (0: not touched)
+ * are mapped here. */
+void tcomm_node_call_map_only(tcomm_node_call_t *c, size_t in_bytes,
+                              size_t out_bytes);
 /* Wait for rank's note of this call into *peer. 1: the same call, in
  * this PID namespace, and no copy has failed yet: copy. 0: the outcome
  * is recorded for the next fence; copy nothing. */

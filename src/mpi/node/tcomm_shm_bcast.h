@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Broadcast on one node by cross-memory attach, the copy shared between
+/* Broadcast on one node by single copies, the copy shared between
  * the root and the receivers (src/mpi/node/shm_bcast.c). */
 #ifndef TCOMM_SHM_BCAST_H
 #define TCOMM_SHM_BCAST_H
@@ -14,9 +14,10 @@
  * (0.95x at 4 KiB in a prototype of the protocol). */
 #define TCOMM_SHM_BCAST_MIN ((size_t)16384)
 
-/* Does a broadcast of bytes on st go through tcomm_shm_bcast? The same
+/* The tier (tcomm_node_tier) of a broadcast of bytes on st:
+ * TCOMM_NODE_MPI, or the tier to pass to tcomm_shm_bcast. The same
  * answer on every rank for the same bytes. */
-int tcomm_shm_bcast_applies(const tcomm_mpi_state_t *st, size_t bytes);
+int tcomm_shm_bcast_applies(tcomm_mpi_state_t *st, size_t bytes);
 
 /* Collective: buf (the root's data, the receivers' output) of bytes.
  * *done = 0 on every rank when some rank could not copy (the
@@ -26,6 +27,6 @@ int tcomm_shm_bcast_applies(const tcomm_mpi_state_t *st, size_t bytes);
  * the receivers' buffers, and the caller broadcasts by MPI. Returns an
  * MPI error code. */
 int tcomm_shm_bcast(tcomm_mpi_state_t *st, void *buf, size_t bytes,
-                    int root, int *done);
+                    int root, int tier, int *done);
 
 #endif /* TCOMM_SHM_BCAST_H */

@@ -45,4 +45,24 @@ void tcomm_shm_publish(tcomm_shm_min_t *s, uint64_t seq,
 void tcomm_shm_peer(tcomm_shm_min_t *s, int rank, uint64_t seq,
                     tcomm_shm_note_t *note);
 
+/* And a line per rank for its tensor arena (src/mpi/node/node_map.c),
+ * written once, before the first call that needs it. */
+typedef struct {
+    int64_t pid;       /* set by tcomm_shm_publish_arena, with ns */
+    uint64_t ns;
+    int64_t fd;        /* the arena's memfd, in pid */
+    uint64_t base;     /* where pid maps it */
+    uint64_t size;
+    uint64_t dev, ino; /* the memfd's identity */
+} tcomm_shm_arena_t;
+
+/* Has this rank written its arena line on s? */
+int tcomm_shm_arena_set(const tcomm_shm_min_t *s);
+/* Write this rank's line (pid and ns filled in), a release store. */
+void tcomm_shm_publish_arena(tcomm_shm_min_t *s,
+                             const tcomm_shm_arena_t *arena);
+/* 1 and *arena once rank has written its line; 0 before. Never waits. */
+int tcomm_shm_peer_arena(tcomm_shm_min_t *s, int rank,
+                         tcomm_shm_arena_t *arena);
+
 #endif /* TCOMM_SHM_MIN_H */

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The peers' tensor arenas mapped into this process (src/mpi/node/
+ * node_map.c): where a peer's buffer lies in its arena
+ * (mpi_kernels/tcomm_host_arena.h), the single copies of pull.c are a
+ * memcpy, not a cross-memory attach. */
+#ifndef TCOMM_NODE_MAP_H
+#define TCOMM_NODE_MAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "tcomm_shm_min.h"
+
+/* Write this rank's arena line on s once the arena exists. Local. */
+void tcomm_node_map_publish(tcomm_shm_min_t *s);
+/* Map rank's arena (pid, in this PID namespace: the caller has checked)
+ * if it has published one and it is not mapped yet. A peer whose arena
+ * cannot be mapped is not tried again: its copies stay cross-memory
+ * attach. Local, never waits. */
+void tcomm_node_map_peer(tcomm_shm_min_t *s, int rank, pid_t pid);
+/* [remote, remote + len) of pid's memory as an address here, or NULL
+ * where it is not in a mapped arena. */
+char *tcomm_node_mapped(pid_t pid, uint64_t remote, size_t len);
+/* Is it (the same test, not counted as a copy)? */
+int tcomm_node_is_mapped(pid_t pid, uint64_t remote, size_t len);
+/* Copies served through a mapping so far, this process (tests). */
+uint64_t tcomm_node_mapped_copies(void);
+
+#endif /* TCOMM_NODE_MAP_H */
