@@ -89,6 +89,10 @@ static void usage(const bench_coll_t *coll, const bench_opts_t *opt)
            "f32 for f16, bf16)\n"
            "      --json FILE      write the results as JSON\n"
            "      --alloc          time the allocating forms, not _into\n"
+           "      --private        host tensors over the harness's own "
+           "page-aligned\n"
+           "                       buffers (tcomm_tensor_wrap), not "
+           "tcomm's shared arena\n"
            "      --max-time S     cap each size's timed loop at about S "
            "seconds\n"
            "%s"
@@ -205,7 +209,7 @@ static bench_backend_t parse_backend(const bench_opts_t *opt, const char *s)
 enum {
     OPT_DIM = 256, OPT_BASELINE, OPT_JSON, OPT_ALLOC, OPT_MAX_TIME,
     OPT_BACKEND, OPT_THREADS, OPT_SPLIT_DIM, OPT_CONCAT_DIM, OPT_UNEVEN,
-    OPT_COMPUTE, OPT_BLOCKING_REF, OPT_BASELINE_DTYPE
+    OPT_COMPUTE, OPT_BLOCKING_REF, OPT_BASELINE_DTYPE, OPT_PRIVATE
 };
 
 static const struct option longopts[] = {
@@ -231,6 +235,7 @@ static const struct option longopts[] = {
     {"compute", required_argument, NULL, OPT_COMPUTE},
     {"blocking-ref", no_argument, NULL, OPT_BLOCKING_REF},
     {"baseline-dtype", required_argument, NULL, OPT_BASELINE_DTYPE},
+    {"private", no_argument, NULL, OPT_PRIVATE},
     {NULL, 0, NULL, 0},
 };
 
@@ -308,6 +313,7 @@ static void parse_one(int c, char **argv, const bench_coll_t *coll,
         break;
     }
     case OPT_BASELINE: opt->baseline = 1; break;
+    case OPT_PRIVATE: opt->private_buffers = 1; break;
     case OPT_BASELINE_DTYPE:
         if (coll->kind != BENCH_ALLREDUCE &&
             coll->kind != BENCH_REDUCE_SCATTER)

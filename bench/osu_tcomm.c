@@ -87,13 +87,38 @@ static int has_bound(const bench_run_t *r)
            r->coll->sized;
 }
 
-/* Page-aligned, as OSU's and MPI libraries' own buffers are (tcomm's host
- * allocator aligns blocks of 1 MiB and more to pages too). */
+/* The host tensors' memory: tcomm's own (a u8 tensor's, in the shared
+ * arena that the node's peers map: what tensors a user creates get),
+ * or with --private (and for the device tensors' host copies) memory of
+ * the harness's, page-aligned as OSU's and MPI libraries' own buffers
+ * are. The tensors of each size are views over it, the baseline's
+ * buffers the same memory. */
+static int host_buffer(bench_run_t *r, size_t cap, void **buf,
+                       tcomm_tensor_t **store)
+{
+    *store = NULL;
+    if (r->opt->cuda || r->opt->private_buffers)
+        return posix_memalign(buf, 4096, cap) == 0;
+    if (tcomm_tensor_empty(r->graph, TCOMM_U8, 1, &cap, store) !=
+        TCOMM_SUCCESS)
+        return 0;
+    *buf = tcomm_tensor_data(*store);
+    return 1;
+}
+
+static void free_buffer(void *buf, tcomm_tensor_t *store)
+{
+    if (store)
+        tcomm_tensor_release(store);
+    else
+        free(buf);
+}
+
 static int alloc_buffers(bench_run_t *r)
 {
     buffer_sizes(r);
-    int ok = posix_memalign(&r->in_buf, 4096, r->in_cap) == 0 &&
-             posix_memalign(&r->out_buf, 4096, r->out_cap) == 0 &&
+    int ok = host_buffer(r, r->in_cap, &r->in_buf, &r->in_store) &&
+             host_buffer(r, r->out_cap, &r->out_buf, &r->out_store) &&
              (r->check_buf = malloc(r->out_cap)) != NULL;
     if (!ok)
         fprintf(stderr, "%s: rank %d: cannot allocate %zu + %zu bytes of "
@@ -250,8 +275,8 @@ static int run_rank(bench_run_t *r, void *json)
         r->coll->release(r);
     bench_bound_free(r);
     free(r->check_buf);
-    free(r->out_buf);
-    free(r->in_buf);
+    free_buffer(r->out_buf, r->out_store);
+    free_buffer(r->in_buf, r->in_store);
     if (r->graph)
         tcomm_graph_destroy(r->graph);
     return code ? code : failed;

@@ -62,6 +62,7 @@ typedef struct {
     tcomm_dtype_t baseline_dtype;
     const char *json;      /* --json FILE */
     int alloc;             /* --alloc: the allocating forms */
+    int private_buffers;   /* --private: wrap posix_memalign buffers */
     double max_time;       /* --max-time S: cap per size and side */
     bench_backend_t backend; /* --backend */
     int threads;           /* --threads (local: ranks as threads) */
@@ -118,6 +119,7 @@ typedef struct bench_run {
     int rank, np, cuda_aware;
     size_t esize;            /* bytes per element */
     void *in_buf, *out_buf;  /* host buffers, allocated once */
+    tcomm_tensor_t *in_store, *out_store; /* their tensors, or NULL */
     void *check_buf;         /* host copy of the output (-c) */
     size_t in_cap, out_cap;  /* their sizes in bytes */
     /* current size */
