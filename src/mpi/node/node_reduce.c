@@ -143,6 +143,20 @@ static void combine(job_t *j, int first, char *acc, const char *src,
     }
 }
 
+/* acc (nrows rows of cb bytes, packed) = a's rows op b's rows (astride,
+ * bstride apart), in one pass. */
+static void fold3(job_t *j, char *acc, const char *a, size_t astride,
+                  const char *b, size_t bstride, size_t nrows, size_t cb)
+{
+    if (astride == cb && bstride == cb) { /* packed: one call */
+        cb *= nrows;
+        nrows = 1;
+    }
+    for (size_t k = 0; k < nrows; k++)
+        tcomm_host_reduce3(j->dtype, j->op, acc + k * cb, a + k * astride,
+                           b + k * bstride, cb / j->es);
+}
+
 /* all_reduce: a folded block (at o in this rank's output, its bytes
  * at src, still in cache) written into every peer's output. */
 static int push_block(job_t *j, const char *o, const char *src, size_t len)
@@ -173,15 +187,24 @@ static int fold_block(job_t *j, char *o, const char *mine, uint64_t off,
     size_t extent = (nrows - 1) * stride + cb; /* of the rows in an input */
     const char *src;
     int r = 0;
-    if (me == 0 && n > 1 && !span && (nrows == 1 || stride == cb)) {
-        /* in_0 op in_1 in one pass, not a copy and a pass (rank 0 would
-         * do a pass more than its peers and keep them waiting) */
-        src = mapped_rows(j, 1, off, nrows * cb);
-        if (!src && !read_rows(j, 1, j->tmp, off, stride, nrows, cb))
-            return 0;
-        tcomm_host_reduce3(j->dtype, j->op, acc, mine, src ? src : j->tmp,
-                           nrows * cb / j->es);
-        r = 2;
+    if (n > 1) {
+        /* in_0 op in_1 in one pass, not a copy and a pass, where both
+         * are at hand: own or mapped, rows stride apart; or, on rank 0,
+         * rank 1's packed rows read into tmp (rank 0 would do a pass
+         * more than its peers and keep them waiting) */
+        const char *a = me == 0 ? mine : mapped_rows(j, 0, off, extent);
+        const char *b = me == 1 ? mine : mapped_rows(j, 1, off, extent);
+        size_t bstride = stride;
+        if (me == 0 && !b && !span && (nrows == 1 || stride == cb)) {
+            if (!read_rows(j, 1, j->tmp, off, stride, nrows, cb))
+                return 0;
+            b = j->tmp;
+            bstride = cb;
+        }
+        if (a && b) {
+            fold3(j, acc, a, stride, b, bstride, nrows, cb);
+            r = 2;
+        }
     }
     for (; r < n; r++) {
         if (r == me) {
