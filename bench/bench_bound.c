@@ -2,24 +2,31 @@
 /* The Bound column: the least time a single-copy algorithm on one node
  * needs for the current size, from this node's copy and add bandwidth
  * measured in the same run. A single-copy collective moves each byte
- * once from where it is to where it belongs (cross-memory attach reads
- * or writes another process's memory at about memcpy's rate) and reduces
- * with c = a op b; what each rank must copy and add is, for n ranks and
+ * once from where it is to where it belongs and reduces with
+ * c = a op b. Where the tensors are tcomm's (in the shared arena, which
+ * the peers map: the harness's default) a rank adds a peer's data where
+ * it lies; with --private (cross-memory attach) it must copy it into
+ * its own memory first. What each rank copies and adds, for n ranks and
  * N bytes per rank (doc/performance.md, "The bound"):
- *   all_reduce      (n-1) copies of N/n (the peers' parts of its chunk,
- *                   read once), (n-1) adds of N/n (its chunk folded),
- *                   then (n-1) copies of N/n (its reduced chunk into
- *                   the peers' outputs, or theirs into its own)
- *   reduce_scatter  (n-1) copies and (n-1) adds of N/n
+ *   all_reduce      (n-1) adds of N/n (its chunk folded from every
+ *                   rank's input; --private: after (n-1) copies of the
+ *                   peers' parts), then (n-1) copies of N/n (its reduced
+ *                   chunk into the peers' outputs)
+ *   reduce_scatter  the same without the last copies
  *   all_gather      n copies of N (the peers' inputs and its own into
  *                   the output)
  *   broadcast       one copy of (n-1)/n N (the copy shared with the
  *                   root, src/mpi/node/shm_bcast.c)
  *   all_to_all      n copies of the per-peer chunk (its own included)
- * Each size's pieces are timed before the timed sizes, on buffers of the
- * piece's size in the run's dtype, every rank at once (as the collective
- * runs them), the best of a few tries; the slowest rank's best counts:
- * the collective ends with it. */
+ * Each size's pieces are timed before the timed sizes, in the run's
+ * dtype, every rank at once (as the collective runs them), the best of a
+ * few tries; the slowest rank's best counts: the collective ends with it.
+ * A try walks its pieces through buffers as large, together, as the
+ * collective's data per rank (its inputs and outputs over the node,
+ * divided by n; at most SPAN_MAX each), so that they come from the level
+ * of the memory hierarchy the collective's data comes from: on buffers
+ * of one piece, at 4-8 MiB, they stayed in the cache where the
+ * collective's data did not. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,39 +37,61 @@
 /* Small pieces are repeated up to about this many bytes per try, so that
  * the clock can see them. */
 #define TRY_BYTES ((size_t)256 << 10)
+/* Larger spans are out of every cache here, as this one is. */
+#define SPAN_MAX ((size_t)128 << 20)
 
 typedef struct {
     size_t copy, add; /* bytes of one piece (add: of its output) */
     int copies, adds; /* pieces per rank */
+    size_t copy_span, add_span; /* bytes of each buffer a try walks */
 } bench_work_t;
+
+static size_t span_of(size_t data, int buffers, size_t piece)
+{
+    size_t s = data / (size_t)buffers;
+    s = s < SPAN_MAX ? s : SPAN_MAX;
+    return s > piece ? s : piece;
+}
 
 static bench_work_t work(const bench_run_t *r)
 {
-    bench_work_t w = {0, 0, 0, 0};
-    size_t n = (size_t)r->np, b = r->bytes;
+    bench_work_t w = {0, 0, 0, 0, 0, 0};
+    size_t n = (size_t)r->np, b = r->bytes, data = 0;
+    int copy_first = r->opt->private_buffers; /* a peer's part, to add */
     if (n < 2 || !r->coll->sized)
         return w;
     switch (r->coll->kind) {
     case BENCH_ALLREDUCE:
         w.copy = w.add = b / n;
-        w.copies = 2 * ((int)n - 1);
         w.adds = (int)n - 1;
+        w.copies = (copy_first ? 2 : 1) * ((int)n - 1);
+        data = 2 * b;
         break;
     case BENCH_REDUCE_SCATTER:
         w.copy = w.add = b / n;
-        w.copies = w.adds = (int)n - 1;
+        w.adds = (int)n - 1;
+        w.copies = copy_first ? (int)n - 1 : 0;
+        data = b + b / n;
         break;
     case BENCH_ALLGATHER:
+        w.copy = b;
+        w.copies = (int)n;
+        data = b + n * b;
+        break;
     case BENCH_ALLTOALL:
         w.copy = b;
         w.copies = (int)n;
+        data = 2 * n * b;
         break;
     case BENCH_BCAST:
         w.copy = b - b / n;
         w.copies = 1;
+        data = b;
         break;
     default: break;
     }
+    w.copy_span = span_of(data, 2, w.copy); /* from, to */
+    w.add_span = span_of(data, 3, w.add);   /* a, b, c */
     return w;
 }
 
@@ -111,20 +140,26 @@ static void add(tcomm_dtype_t dt, void *c, const void *a, const void *b,
 #undef ADD
 }
 
-/* The slowest rank's best time of one piece, in seconds. */
-static double time_piece(bench_run_t *r, size_t bytes, int is_add)
+/* The slowest rank's best time of one piece, in seconds: pieces of bytes
+ * one after the other through span bytes of each buffer. */
+static double time_piece(bench_run_t *r, size_t bytes, size_t span,
+                         int is_add)
 {
-    size_t reps = bytes >= TRY_BYTES ? 1 : TRY_BYTES / bytes;
+    size_t windows = span > bytes ? span / bytes : 1;
+    size_t walk = windows * bytes > TRY_BYTES ? windows * bytes : TRY_BYTES;
+    size_t reps = walk / bytes;
+    char **buf = (char **)r->bw_buf;
     double best = 0.0;
     for (int t = 0; t < TRIES; t++) {
         bench_sync_barrier(r);
         double t0 = bench_now();
         for (size_t k = 0; k < reps; k++) {
+            size_t at = k % windows * bytes;
             if (is_add)
-                add(r->opt->dtype, r->bw_buf[2], r->bw_buf[0], r->bw_buf[1],
+                add(r->opt->dtype, buf[2] + at, buf[0] + at, buf[1] + at,
                     bytes);
             else
-                memcpy(r->bw_buf[1], r->bw_buf[0], bytes);
+                memcpy(buf[1] + at, buf[0] + at, bytes);
             __asm__ volatile("" ::: "memory"); /* each pass happens */
         }
         double dt = (bench_now() - t0) / (double)reps;
@@ -187,6 +222,8 @@ int bench_bound_prepare(bench_run_t *r)
         p->w = work(r);
         cap = p->w.copy > cap ? p->w.copy : cap;
         cap = p->w.add > cap ? p->w.add : cap;
+        cap = p->w.copies && p->w.copy_span > cap ? p->w.copy_span : cap;
+        cap = p->w.adds && p->w.add_span > cap ? p->w.add_span : cap;
     }
     for (int i = 0; i < 3 && cap; i++) {
         if (posix_memalign(&r->bw_buf[i], 4096, cap) != 0)
@@ -199,9 +236,9 @@ int bench_bound_prepare(bench_run_t *r)
     for (int k = 0; k < bd->n && !bad; k++) {
         bench_point_t *p = &bd->pt[k];
         if (p->w.copy && p->w.copies)
-            p->copy_s = time_piece(r, p->w.copy, 0);
+            p->copy_s = time_piece(r, p->w.copy, p->w.copy_span, 0);
         if (p->w.add && p->w.adds)
-            p->add_s = time_piece(r, p->w.add, 1);
+            p->add_s = time_piece(r, p->w.add, p->w.add_span, 1);
     }
     for (int i = 0; i < 3; i++) { /* not needed while the run times */
         free(r->bw_buf[i]);
