@@ -82,8 +82,8 @@ static int flat_pull(tcomm_mpi_state_t *st, const tcomm_tensor_t *in,
 {
     tcomm_a2a_plan_t p;
     int done = 0;
-    if (!st->shm_min || !tcomm_node_copy_allowed(st) ||
-        in->nbytes < TCOMM_NODE_MAPPED_MIN ||
+    if (in->nbytes < TCOMM_NODE_MAPPED_MIN || !st->shm_min ||
+        !tcomm_node_copy_allowed(st) ||
         tcomm_a2a_plan_alloc(&p, in->dtype, st->comm) != MPI_SUCCESS)
         return 0;
     size_t c = in->shape[split] / (size_t)st->size;
