@@ -17,7 +17,11 @@
  * a copy of the free list: allocating or freeing there would hand the
  * same bytes to two processes. A child therefore never touches the
  * arena (an atfork handler marks it), and its frees of inherited blocks
- * do nothing. */
+ * do nothing.
+ *
+ * Under AddressSanitizer the arena keeps its checks on tensor memory
+ * that malloc's blocks had: the bytes past a block (its padding and a
+ * red zone of a cache line) and freed blocks are poisoned. */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
@@ -30,6 +34,22 @@
 #include "tcomm_config.h"
 #include "tcomm_host_arena.h"
 #include "tcomm_internal.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define TCOMM_ARENA_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TCOMM_ARENA_ASAN 1
+#endif
+#endif
+#ifdef TCOMM_ARENA_ASAN
+#include <sanitizer/asan_interface.h>
+#define REDZONE ((size_t)TCOMM_CACHE_LINE)
+#else
+#define ASAN_POISON_MEMORY_REGION(p, n) ((void)(p), (void)(n))
+#define ASAN_UNPOISON_MEMORY_REGION(p, n) ((void)(p), (void)(n))
+#define REDZONE ((size_t)0)
+#endif
 
 #define ARENA_MAX ((uint64_t)256 << 30)
 #define UNIT ((size_t)TCOMM_CACHE_LINE)
@@ -138,9 +158,10 @@ static int carve(int i, size_t at, size_t len)
     return 1;
 }
 
+/* The span a block of bytes takes in the arena. */
 static size_t units(size_t bytes)
 {
-    return (bytes + UNIT - 1) & ~(UNIT - 1);
+    return ((bytes + UNIT - 1) & ~(UNIT - 1)) + REDZONE;
 }
 
 void *tcomm_arena_alloc(size_t bytes, size_t align)
@@ -160,6 +181,10 @@ void *tcomm_arena_alloc(size_t bytes, size_t align)
         }
     }
     pthread_mutex_unlock(&arena.lock);
+    if (ptr) {
+        ASAN_UNPOISON_MEMORY_REGION(ptr, bytes);
+        ASAN_POISON_MEMORY_REGION((char *)ptr + bytes, len - bytes);
+    }
     return ptr;
 }
 
@@ -205,6 +230,7 @@ int tcomm_arena_free(void *ptr, size_t bytes)
     size_t off = (size_t)((char *)ptr - arena.base), len = units(bytes);
     pthread_mutex_lock(&arena.lock);
     if (!arena.forked) {
+        ASAN_POISON_MEMORY_REGION(ptr, len);
         int lo = 0, hi = arena.nfree; /* the first range after off */
         while (lo < hi) {
             int mid = (lo + hi) / 2;
