@@ -136,6 +136,7 @@ EXTRA_DIST += scripts/bench-sweep.sh scripts/bench-summary.sh bench/plot.gp \
 	doc/performance/allreduce_ratio.png doc/performance/allgather_ratio.png \
 	doc/performance/reduce_scatter_ratio.png \
 	doc/performance/bcast_ratio.png doc/performance/alltoall_ratio.png \
+	doc/performance/alltoall.png \
 	test/bench_options.sh test/bench_validate.sh test/bench_lib.sh \
 	test/bench_output.sh test/bench_baseline.sh
 

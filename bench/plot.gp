@@ -48,8 +48,8 @@ if (exists("mode") && mode eq "ratio") {
                       coll, np) noenhanced
     set ylabel "tcomm / MPI (median)"
     set logscale y 2
-    set yrange [0.125:*]
-    set ytics (0.125, 0.25, 0.5, 0.8, 1, 1.15, 2, 4, 8)
+    set yrange [0.03125:*]
+    set ytics (0.03125, 0.0625, 0.125, 0.25, 0.5, 0.8, 1, 1.15, 2, 4, 8)
     plot for [i=1:words(files)] word(files, i) using 1:($3 > 0 ? $6 : 1/0) \
              with linespoints lw 2 pt 7 ps 0.6 lc i title word(titles, i), \
          1 with lines lc rgb "#000000" dt 1 notitle, \
