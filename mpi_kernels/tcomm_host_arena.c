@@ -23,7 +23,6 @@
  * that malloc's blocks had: the bytes past a block (its padding and a
  * red zone of a cache line) and freed blocks are poisoned. */
 #define _GNU_SOURCE
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -188,14 +187,14 @@ void *tcomm_arena_alloc(size_t bytes, size_t align)
     return ptr;
 }
 
+/* Through the mapping, not the descriptor: a program may close the
+ * memfd's number and open a file of its own under it. */
 static void punch(size_t off, size_t len)
 {
     size_t lo = (off + PAGE - 1) & ~(PAGE - 1);
     size_t hi = (off + len) & ~(PAGE - 1);
     if (hi > lo) /* failing only keeps the pages */
-        (void)fallocate(arena.info.fd,
-                        FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-                        (off_t)lo, (off_t)(hi - lo));
+        (void)madvise(arena.base + lo, hi - lo, MADV_REMOVE);
 }
 
 /* Pages of a block just freed: back to the kernel now, or at the next

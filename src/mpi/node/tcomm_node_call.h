@@ -59,9 +59,9 @@ enum { TCOMM_NODE_MPI, TCOMM_NODE_ATTACH, TCOMM_NODE_MAPPED };
 
 /* The tier of a call of bytes on st, where single copies are allowed.
  * A mapped try that fell back to MPI skips the mapped tier for the next
- * 1, 2, 4 ... 1024 calls of its sizes (wrapped private buffers would
- * pay the fence each time); every rank counts the same, the outcome
- * being agreed. */
+ * 1, 2, 4 ... 1024 calls that would take it (wrapped private buffers
+ * would pay the fence each time); every rank counts the same, the
+ * outcome being agreed. */
 int tcomm_node_tier(tcomm_mpi_state_t *st, size_t bytes, size_t attach_min);
 
 typedef struct {
