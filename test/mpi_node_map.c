@@ -65,7 +65,8 @@ static void unmake(maker_t *m, tcomm_tensor_t *in, tcomm_tensor_t *out)
     m->nheld = 0;
 }
 
-enum { ALL_REDUCE, RS_DIM0, RS_DIM1, AG_DIM0, AG_DIM1, BCAST, A2A, KINDS };
+enum { ALL_REDUCE, RS_DIM0, RS_DIM1, AG_DIM0, AG_DIM1, BCAST, A2A, A2A_FLAT,
+       KINDS };
 
 /* The reference of out's element (row, col) of an out of oc columns. */
 static float expect(int kind, size_t row, size_t col, size_t oc)
@@ -88,10 +89,14 @@ static float expect(int kind, size_t row, size_t col, size_t oc)
         return value((int)(col / C), row * C + col % C);
     case BCAST:
         return value(root, row * C + col);
-    default: /* A2A: split dim 1, concat dim 0 */
-        (void)oc;
+    case A2A: /* split dim 1, concat dim 0 */
         return value((int)(row / R),
                      (row % R) * C + (size_t)rank * (C / np) + col);
+    default: { /* A2A_FLAT: split and concat dim 0 */
+        size_t q = R / np; /* rows a peer */
+        (void)oc;
+        return value((int)(row / q), ((size_t)rank * q + row % q) * C + col);
+    }
     }
 }
 
@@ -128,8 +133,11 @@ static int one(tcomm_comm_t *comm, maker_t *m, int kind)
     case BCAST:
         st = tcomm_broadcast_into(comm, in, np - 1, out);
         break;
-    default:
+    case A2A:
         st = tcomm_all_to_all_into(comm, in, 1, 0, out);
+        break;
+    default:
+        st = tcomm_all_to_all_into(comm, in, 0, 0, out);
         break;
     }
     int bad = st != TCOMM_SUCCESS;
@@ -251,6 +259,58 @@ START_TEST(test_in_place)
 }
 END_TEST
 
+/* n all_reduces of 8 KiB (the mapped tier: below the 16 KiB gate of
+ * cross-memory attach) on m's tensors; the wrong elements. */
+static int small_calls(tcomm_comm_t *comm, maker_t *m, int n)
+{
+    size_t shape[1] = {2048};
+    int bad = 0;
+    for (int k = 0; k < n; k++) {
+        tcomm_tensor_t *in = make(m, 1, shape), *out = make(m, 1, shape);
+        float *a = tcomm_tensor_data(in), *o = tcomm_tensor_data(out);
+        for (size_t i = 0; i < shape[0]; i++)
+            a[i] = value(rank, i + (size_t)k);
+        bad += tcomm_all_reduce_into(comm, in, TCOMM_SUM, out) !=
+               TCOMM_SUCCESS;
+        for (size_t i = 0; i < shape[0]; i++) {
+            float s = 0;
+            for (int p = 0; p < np; p++)
+                s += value(p, i + (size_t)k);
+            bad += o[i] != s;
+        }
+        unmake(m, in, out);
+    }
+    return bad;
+}
+
+/* The mapped tier: tcomm's tensors take the single copies below the
+ * attach gate; private ones on any rank send every rank to MPI (the
+ * same results), the tier tried less and less often, and tcomm's
+ * tensors take it again once the skipped calls are over. */
+START_TEST(test_mapped_tier)
+{
+    tcomm_graph_t *g = host_graph();
+    maker_t arena = {g, 0, {NULL}, 0}, mixed = {g, rank == 0, {NULL}, 0};
+    tcomm_comm_t *comm;
+    int cma = np > 1 && probe_cma(), bad = 0;
+    ck_assert_int_eq(tcomm_comm_create_mpi(MPI_COMM_WORLD, &comm),
+                     TCOMM_SUCCESS);
+    uint64_t c0 = tcomm_node_mapped_copies();
+    bad += small_calls(comm, &arena, 5);
+    uint64_t c1 = tcomm_node_mapped_copies();
+    bad += small_calls(comm, &mixed, 30);
+    uint64_t c2 = tcomm_node_mapped_copies();
+    bad += small_calls(comm, &arena, 40);
+    uint64_t c3 = tcomm_node_mapped_copies();
+    ck_assert_int_eq(agree_sum(bad), 0);
+    ck_assert_int_eq(agree_sum(cma && c1 - c0 < 5), 0);
+    ck_assert_int_eq(agree_sum(cma && c3 == c2), 0); /* taken again */
+    ck_assert_int_eq(agree_sum(!cma && c3 != c0), 0);
+    tcomm_comm_destroy(comm);
+    tcomm_graph_destroy(g);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     Suite *s = suite_create("mpi_node_map");
@@ -266,6 +326,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, test_mixed);
     tcase_add_test(tc, test_map_refused);
     tcase_add_test(tc, test_in_place);
+    tcase_add_test(tc, test_mapped_tier);
     suite_add_tcase(s, tc);
     any = tcomm_test_run_suite(s, 1);
     MPI_Finalize();
