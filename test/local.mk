@@ -43,6 +43,13 @@ tcomm_pkg_nocheck_log = test/no-check-build.sh.log
 $(tcomm_pkg_static_log): $(tcomm_pkg_after)
 $(tcomm_pkg_cmake_log): $(tcomm_pkg_static_log)
 $(tcomm_pkg_uninst_log): $(tcomm_pkg_cmake_log)
+# And that chain after every other test: each `make install` relinks
+# libtcomm_f in the build tree, and a test that loads it meanwhile finds
+# it half written ("file too short", seen under the sanitizer build).
+tcomm_pkg_first_log = test/install-check.sh.log
+$(tcomm_pkg_first_log): $(filter-out $(tcomm_pkg_first_log) \
+	$(tcomm_pkg_after) $(tcomm_pkg_static_log) $(tcomm_pkg_cmake_log) \
+	$(tcomm_pkg_uninst_log),$(TEST_LOGS))
 $(tcomm_pkg_nocheck_log): test/packaging-check.sh.log
 
 # README.md's C and Fortran examples, compiled with its build-tree
