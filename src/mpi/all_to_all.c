@@ -76,6 +76,19 @@ static int flat_equal(const tcomm_tensor_t *in, int split, int concat)
     return in->numel <= tcomm_mpi_count_limit();
 }
 
+/* The plan of an equal call (allocated): every rank has these shapes. */
+static void equal_plan(tcomm_a2a_plan_t *p, tcomm_mpi_state_t *st,
+                       const tcomm_tensor_t *in, int split, int concat,
+                       tcomm_tensor_t *out)
+{
+    size_t c = in->shape[split] / (size_t)st->size;
+    plan_sides(p, in, split, NULL, c, out, concat, NULL,
+               split == concat ? c : in->shape[concat]);
+    p->equal = 1;
+    p->fits = in->numel <= tcomm_mpi_count_limit();
+    p->st = st;
+}
+
 /* The flat exchange through the peers' mapped arenas. 1: done. */
 static int flat_pull(tcomm_mpi_state_t *st, const tcomm_tensor_t *in,
                      int split, int concat, tcomm_tensor_t *out, int *rc)
@@ -86,11 +99,7 @@ static int flat_pull(tcomm_mpi_state_t *st, const tcomm_tensor_t *in,
         !tcomm_node_copy_allowed(st) ||
         tcomm_a2a_plan_alloc(&p, in->dtype, st->comm) != MPI_SUCCESS)
         return 0;
-    size_t c = in->shape[split] / (size_t)st->size;
-    plan_sides(&p, in, split, NULL, c, out, concat, NULL,
-               split == concat ? c : in->shape[concat]);
-    p.equal = p.fits = 1;
-    p.st = st;
+    equal_plan(&p, st, in, split, concat, out);
     if (tcomm_a2a_pull_tier(&p, SIZE_MAX) == TCOMM_NODE_MAPPED)
         *rc = tcomm_a2a_pull(&p, in->data, out->data, st->comm,
                              TCOMM_NODE_MAPPED, &done);
@@ -104,12 +113,12 @@ tcomm_status_t tcomm_mpi_all_to_all(void *state, const tcomm_tensor_t *in,
 {
     tcomm_mpi_state_t *st = state;
     int rc = MPI_SUCCESS;
-    if (flat_equal(in, split_dim, concat_dim) &&
-        flat_pull(st, in, split_dim, concat_dim, out, &rc)) {
-        TCOMM_TRACE_PATH("mpi_alltoall_pull");
-        return tcomm_mpi_status(rc, "tcomm_all_to_all", __FILE__, __LINE__);
-    }
     if (flat_equal(in, split_dim, concat_dim)) {
+        if (flat_pull(st, in, split_dim, concat_dim, out, &rc)) {
+            TCOMM_TRACE_PATH("mpi_alltoall_pull");
+            return tcomm_mpi_status(rc, "tcomm_all_to_all", __FILE__,
+                                    __LINE__);
+        }
         int count = (int)(in->numel / (size_t)st->size);
         MPI_Datatype type = tcomm_mpi_datatype(in->dtype);
         TCOMM_TRACE_PATH("mpi_alltoall");
@@ -122,12 +131,7 @@ tcomm_status_t tcomm_mpi_all_to_all(void *state, const tcomm_tensor_t *in,
     rc = tcomm_a2a_plan_alloc(&p, in->dtype, st->comm);
     if (rc != MPI_SUCCESS)
         return plan_error(rc, "tcomm_all_to_all");
-    size_t c = in->shape[split_dim] / (size_t)st->size;
-    plan_sides(&p, in, split_dim, NULL, c, out, concat_dim, NULL,
-               split_dim == concat_dim ? c : in->shape[concat_dim]);
-    /* every rank has these shapes */
-    p.equal = 1;
-    p.fits = in->numel <= tcomm_mpi_count_limit();
+    equal_plan(&p, st, in, split_dim, concat_dim, out);
     return run(st, &p, in, out, p.souter > 1 || p.router > 1,
                "tcomm_all_to_all");
 }

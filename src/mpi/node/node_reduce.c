@@ -212,7 +212,7 @@ static int fold_block(job_t *j, char *o, const char *mine, uint64_t off,
         } else if ((src = mapped_rows(j, r, off, extent))) {
             combine(j, r == 0, acc, src, stride, nrows, cb);
         } else if (span) {
-            if (!read_rows(j, r, j->tmp, off, 0, 1, (nrows - 1) * stride + cb))
+            if (!read_rows(j, r, j->tmp, off, 0, 1, extent))
                 return 0;
             combine(j, r == 0, acc, j->tmp, stride, nrows, cb);
         } else if (!read_rows(j, r, r == 0 ? acc : j->tmp, off, stride, nrows,

@@ -78,7 +78,6 @@ _Static_assert(sizeof(arena_line_t) <= TCOMM_CACHE_LINE,
 struct tcomm_shm_min {
     MPI_Comm comm; /* for MPI_Iprobe while waiting */
     int rank, size;
-    int arena_set; /* this rank's arena line is written */
     uint64_t round;
     char *slots; /* [rank][parity], then a line per rank */
     size_t len;
@@ -225,9 +224,11 @@ void tcomm_shm_peer(tcomm_shm_min_t *s, int rank, uint64_t seq,
     *note = peer->note;
 }
 
-int tcomm_shm_arena_set(const tcomm_shm_min_t *s)
+int tcomm_shm_arena_set(tcomm_shm_min_t *s)
 {
-    return s->arena_set;
+    /* only this rank writes its line */
+    return (int)atomic_load_explicit(&arena_line(s, s->rank)->set,
+                                     memory_order_relaxed);
 }
 
 void tcomm_shm_publish_arena(tcomm_shm_min_t *s,
@@ -238,7 +239,6 @@ void tcomm_shm_publish_arena(tcomm_shm_min_t *s,
     mine->arena.pid = (int64_t)getpid();
     mine->arena.ns = tcomm_pid_namespace();
     atomic_store_explicit(&mine->set, 1, memory_order_release);
-    s->arena_set = 1;
 }
 
 int tcomm_shm_peer_arena(tcomm_shm_min_t *s, int rank,

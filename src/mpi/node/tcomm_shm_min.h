@@ -57,7 +57,7 @@ typedef struct {
 } tcomm_shm_arena_t;
 
 /* Has this rank written its arena line on s? */
-int tcomm_shm_arena_set(const tcomm_shm_min_t *s);
+int tcomm_shm_arena_set(tcomm_shm_min_t *s);
 /* Write this rank's line (pid and ns filled in), a release store. */
 void tcomm_shm_publish_arena(tcomm_shm_min_t *s,
                              const tcomm_shm_arena_t *arena);
