@@ -91,6 +91,20 @@ typedef struct tcomm_backend_ops {
                                        tcomm_op_t op, int dim,
                                        const size_t *sizes,
                                        tcomm_tensor_t *out);
+    /** Optional: allreduce_min_i64 whose exchange also carries every
+     *  rank's bytes, so that a small call needs no other (the front end
+     *  then completes the collective from them). This rank offers
+     *  @p bytes at @p mine, or nothing where @p mine is NULL. Set
+     *  *carried to 1 on every rank when every rank's bytes came:
+     *  blocks[r] then points at rank r's lens[r] bytes (8-byte aligned),
+     *  which stay valid until the next op called on @p state; else to 0
+     *  on every rank, as where the backend carries no bytes or not as
+     *  many. @p blocks and @p lens have world size entries. */
+    tcomm_status_t (*allreduce_min_i64_carry)(void *state, int64_t *values,
+                                              int count, const void *mine,
+                                              size_t bytes,
+                                              const void **blocks,
+                                              size_t *lens, int *carried);
 } tcomm_backend_ops_t;
 
 /** @brief A communicator over a user backend; @p state is passed to every

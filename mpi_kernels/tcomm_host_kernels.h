@@ -41,6 +41,10 @@ void tcomm_host_add(tcomm_dtype_t dtype, const void *a, const void *b,
  * split_pack: gather_unpack's inverse, scatter_pack with uneven blocks:
  * src is [outer][sum(seg)]; dst holds nranks blocks back to back, block r
  * being [outer][seg[r]] taken from columns at offset sum(seg[0..r)). */
+/* Copy rows of row_bytes from src (stride sstride) to dst (stride
+ * dstride), rows times: the row copy of the three below. */
+void tcomm_host_copy_rows(void *dst, size_t dstride, const void *src,
+                          size_t sstride, size_t row_bytes, size_t rows);
 void tcomm_host_gather_unpack(const void *src, void *dst, size_t elsize,
                               size_t outer, int nranks, const size_t *seg);
 void tcomm_host_scatter_pack(const void *src, void *dst, size_t elsize,

@@ -16,11 +16,11 @@
 
 #include "tcomm_host_kernels.h"
 
-/* Copy rows of row_bytes from src (stride sstride) to dst (stride
- * dstride), rows times. */
-static void copy_rows(char *dst, size_t dstride, const char *src,
-                      size_t sstride, size_t row_bytes, size_t rows)
+void tcomm_host_copy_rows(void *dst_, size_t dstride, const void *src_,
+                          size_t sstride, size_t row_bytes, size_t rows)
 {
+    char *dst = dst_;
+    const char *src = src_;
     size_t o;
 
     if (row_bytes == 0 || rows == 0)
@@ -71,7 +71,7 @@ void tcomm_host_gather_unpack(const void *src, void *dst, size_t elsize,
     for (r = 0; r < nranks; r++)
         total += seg[r];
     for (r = 0; r < nranks; r++) {
-        copy_rows((char *)dst + col * elsize, total * elsize, s,
+        tcomm_host_copy_rows((char *)dst + col * elsize, total * elsize, s,
                   seg[r] * elsize, seg[r] * elsize, outer);
         s += outer * seg[r] * elsize;
         col += seg[r];
@@ -87,8 +87,8 @@ void tcomm_host_scatter_pack(const void *src, void *dst, size_t elsize,
     int r;
 
     for (r = 0; r < nranks; r++) {
-        copy_rows(d, row, (const char *)src + (size_t)r * row, width, row,
-                  outer);
+        tcomm_host_copy_rows(d, row, (const char *)src + (size_t)r * row,
+                             width, row, outer);
         d += outer * row;
     }
 }
@@ -103,8 +103,9 @@ void tcomm_host_split_pack(const void *src, void *dst, size_t elsize,
     for (r = 0; r < nranks; r++)
         total += seg[r];
     for (r = 0; r < nranks; r++) {
-        copy_rows(d, seg[r] * elsize, (const char *)src + col * elsize,
-                  total * elsize, seg[r] * elsize, outer);
+        tcomm_host_copy_rows(d, seg[r] * elsize,
+                             (const char *)src + col * elsize,
+                             total * elsize, seg[r] * elsize, outer);
         d += outer * seg[r] * elsize;
         col += seg[r];
     }

@@ -2,7 +2,9 @@
 /* The MPI correctness suite, run at 1-4 ranks: every collective x dtype x
  * op x dim x form (allocating, _into, in place), uneven all_gather,
  * empty and 0-d tensors, and the large-count splitting path, each result
- * checked element by element against tests' own reference. */
+ * checked element by element against tests' own reference; the
+ * common forms both as small calls completed in the agreement and
+ * through the backend's algorithms. */
 #include <check.h>
 #include <math.h>
 #include <mpi.h>
@@ -374,6 +376,16 @@ START_TEST(info_reports_the_world)
 }
 END_TEST
 
+static void no_eager(void)
+{
+    tcomm_test_set_hook(TCOMM_HOOK_NO_EAGER, 1);
+}
+
+static void eager_again(void)
+{
+    tcomm_test_set_hook(TCOMM_HOOK_NO_EAGER, 0);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -401,6 +413,20 @@ int main(int argc, char **argv)
     tcase_add_test(tc, barrier_succeeds);
     tcase_add_test(tc, large_count_splitting_path);
     suite_add_tcase(s, tc);
+    /* The same calls through the backend's algorithms: no rank hands its
+     * small input over in the agreement (src/frontend/eager.c). */
+    TCase *be = tcase_create("backend_paths");
+    tcase_set_timeout(be, 0);
+    tcase_add_checked_fixture(be, no_eager, eager_again);
+    tcase_add_loop_test(be, all_reduce_every_dtype_op_form, 0,
+                        TCOMM_DTYPE_COUNT);
+    tcase_add_loop_test(be, all_gather_every_dtype_dim_form, 0,
+                        TCOMM_DTYPE_COUNT);
+    tcase_add_loop_test(be, reduce_scatter_every_dtype_op_dim_form, 0,
+                        TCOMM_DTYPE_COUNT);
+    tcase_add_loop_test(be, broadcast_every_dtype_root_form, 0,
+                        TCOMM_DTYPE_COUNT);
+    suite_add_tcase(s, be);
     int any = tcomm_test_run_suite(s, 0);
     tcomm_comm_destroy(comm);
     tcomm_graph_destroy(graph2);

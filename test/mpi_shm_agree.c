@@ -67,6 +67,59 @@ START_TEST(test_rounds_against_mpi)
 }
 END_TEST
 
+/* Rounds that carry bytes: each rank offers 0 to TCOMM_SHM_CARRY_MAX
+ * bytes (sometimes none, sometimes too many); every rank must see the
+ * same verdict, every rank's bytes (against MPI_Allgather of them) when
+ * all offered, and the minimum as without bytes. */
+START_TEST(test_rounds_carry_bytes)
+{
+    MPI_Comm c;
+    tcomm_shm_min_t *s;
+    int bad = 0, all_bad = 0;
+    size_t cap = TCOMM_SHM_CARRY_MAX + 8;
+    unsigned char *mine = malloc(cap), *all = malloc(cap * (size_t)np);
+    long *lens = malloc(sizeof *lens * (size_t)np);
+    const void **blocks = malloc(sizeof *blocks * (size_t)np);
+    size_t *got = malloc(sizeof *got * (size_t)np);
+
+    ck_assert(mine && all && lens && blocks && got);
+    MPI_Comm_dup(MPI_COMM_WORLD, &c);
+    ck_assert_int_eq(tcomm_shm_min_create(c, &s), MPI_SUCCESS);
+    for (int round = 0; round < 2000 && s; round++) {
+        uint64_t x = mix((uint64_t)round << 8 ^ (uint64_t)rank);
+        long len = (long)(x % (TCOMM_SHM_CARRY_MAX + 1));
+        if (x % 97 == 0)
+            len = -1; /* offers nothing */
+        else if (x % 89 == 0)
+            len = TCOMM_SHM_CARRY_MAX + 1; /* too many */
+        for (long i = 0; i < len; i++)
+            mine[i] = (unsigned char)mix(x + (uint64_t)i);
+        int64_t v[2] = {(int64_t)(x >> 1), -(int64_t)(x >> 1)}, want[2];
+        MPI_Allreduce(v, want, 2, MPI_INT64_T, MPI_MIN, c);
+        MPI_Allgather(&len, 1, MPI_LONG, lens, 1, MPI_LONG, c);
+        MPI_Allgather(mine, (int)cap, MPI_BYTE, all, (int)cap, MPI_BYTE, c);
+        int expect = 1;
+        for (int r = 0; r < np; r++)
+            expect &= lens[r] >= 0 && lens[r] <= TCOMM_SHM_CARRY_MAX;
+        if (x % 13 == 0)
+            usleep(30); /* arrive late */
+        int carried = tcomm_shm_min_carry(s, v, 2, len < 0 ? NULL : mine,
+                                          (size_t)(len < 0 ? 0 : len),
+                                          blocks, got);
+        bad += carried != expect || memcmp(v, want, sizeof v) != 0;
+        for (int r = 0; r < np && carried; r++)
+            bad += got[r] != (size_t)lens[r] ||
+                   ((uintptr_t)blocks[r] & 7) != 0 ||
+                   memcmp(blocks[r], all + (size_t)r * cap, got[r]) != 0;
+    }
+    MPI_Allreduce(&bad, &all_bad, 1, MPI_INT, MPI_SUM, c);
+    ck_assert_int_eq(all_bad, 0);
+    tcomm_shm_min_destroy(s);
+    MPI_Comm_free(&c);
+    free(mine), free(all), free(lens), free(blocks), free(got);
+}
+END_TEST
+
 /* Rank 0 sends 8 MiB with MPI_Isend and enters a checked barrier before
  * waiting on it; rank 1 receives first. With the copy-in/copy-out
  * protocol (single copy is off in main below) the message moves only
@@ -113,6 +166,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &np);
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_rounds_against_mpi);
+    tcase_add_test(tc, test_rounds_carry_bytes);
     tcase_add_test(tc, test_progress_while_waiting);
     suite_add_tcase(s, tc);
     any = tcomm_test_run_suite(s, 1);

@@ -3,9 +3,10 @@
  * line "tcomm[rank R] TRACE: comm=C seq=S coll=K backend=B dtype=D
  * shape=[..] bytes=N path=P time_us=T status=ST", with the right values,
  * on the mpi backend (host and sim device tensors, deterministic and
- * not, a rejected call), identity, local (1 and 2 ranks as threads), a
- * user backend and, where built, Gloo. At INFO no call is traced. Each
- * rank captures its own standard error and checks its own lines. */
+ * not, a rejected call, a small call completed in the agreement),
+ * identity, local (1 and 2 ranks as threads), a user backend and, where
+ * built, Gloo. At INFO no call is traced. Each rank captures its own
+ * standard error and checks its own lines. */
 #define _GNU_SOURCE
 #include <mpi.h>
 #include <pthread.h>
@@ -20,6 +21,7 @@
 #include "tcomm_gloo.h"
 #include "tcomm_mpi.h"
 #include "tcomm_sim.h"
+#include "tcomm_test_hooks.h"
 
 static int rank, nranks, failures;
 
@@ -240,8 +242,17 @@ static void test_mpi(void)
     OK(tcomm_graph_create((tcomm_device_t){TCOMM_DEVICE_HOST, 0}, &g));
     OK(tcomm_graph_create_sim(0, &sim));
     capture();
+    /* the backend's own paths: no input handed over in the agreement */
+    tcomm_test_set_hook(TCOMM_HOOK_NO_EAGER, 1);
     int n = mpi_calls(comm, g, w);
-    tcomm_tensor_t *d = tensor(sim, TCOMM_F32, 1, 6, 0), *out = NULL;
+    tcomm_test_set_hook(TCOMM_HOOK_NO_EAGER, 0);
+    tcomm_tensor_t *e = tensor(g, TCOMM_I32, 2, 2, 3), *out = NULL;
+    OK(tcomm_all_gather(comm, e, 1, &out));
+    w[n++] = (want_t){"all_gather", "i32", "[2,3]", 24,
+                      nranks > 1 ? "eager" : "single_rank_zero_copy",
+                      "TCOMM_SUCCESS"};
+    tcomm_tensor_release(out), tcomm_tensor_release(e);
+    tcomm_tensor_t *d = tensor(sim, TCOMM_F32, 1, 6, 0);
     OK(tcomm_all_reduce(comm, d, TCOMM_SUM, &out));
     w[n++] = (want_t){"all_reduce", "f32", "[6]", 24,
                       nranks > 1 ? "device_staged" : "single_rank_zero_copy",

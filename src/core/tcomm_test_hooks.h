@@ -3,10 +3,11 @@
  * inputs reach only at sizes a test cannot afford (the large-count
  * splitting) or on machines it does not have (no AVX2, a foreign PID
  * namespace, a failing single-copy read, a peer's arena that cannot be
- * mapped). They live in atomics, set
- * through tcomm_test_set_hook (tests link libtcomm_internal.la; the
- * entry point is not exported), and every reader loads a hook once per
- * call, never per element. Every hook is 0 by default: 0 means "off". */
+ * mapped, a rank that cannot hand its input over in the agreement).
+ * They live in atomics, set through tcomm_test_set_hook (tests link
+ * libtcomm_internal.la; the entry point is not exported), and every
+ * reader loads a hook once per call, never per element. Every hook is 0
+ * by default: 0 means "off". */
 #ifndef TCOMM_TEST_HOOKS_H
 #define TCOMM_TEST_HOOKS_H
 
@@ -23,6 +24,9 @@ typedef enum {
     /* != 0: this rank uses no peer's mapped tensor arena: its single
      * copies are cross-memory attach, as where pidfd_getfd is refused. */
     TCOMM_HOOK_NO_MAP,
+    /* != 0: this rank offers no input to the agreement's round, as one
+     * whose input is on a device (src/frontend/eager.c). */
+    TCOMM_HOOK_NO_EAGER,
     TCOMM_HOOK_COUNT
 } tcomm_test_hook_t;
 

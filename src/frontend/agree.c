@@ -526,8 +526,25 @@ static int equal_sizes(const tcomm_call_t *c, int n, const int64_t *mm,
     return 1;
 }
 
-tcomm_status_t tcomm_agree(tcomm_comm_t *comm, const tcomm_call_t *call,
-                           tcomm_status_t local, size_t *sizes)
+/* The first exchange over the summary [s, -s], carrying this rank's
+ * input where the backend can (src/frontend/eager.c). */
+static tcomm_status_t first_round(tcomm_comm_t *comm, const tcomm_call_t *c,
+                                  tcomm_status_t local, int64_t *mm,
+                                  tcomm_eager_t *eager)
+{
+    if (!eager || !TCOMM_HAS_OP(comm, allreduce_min_i64_carry))
+        return comm->ops->allreduce_min_i64(comm->state, mm, 2 * S_LEN);
+    const void *data;
+    size_t bytes;
+    tcomm_eager_offer(comm, c, local, &data, &bytes);
+    return comm->ops->allreduce_min_i64_carry(comm->state, mm, 2 * S_LEN,
+                                              data, bytes, eager->blocks,
+                                              eager->lens, &eager->carried);
+}
+
+static tcomm_status_t agree(tcomm_comm_t *comm, const tcomm_call_t *call,
+                            tcomm_status_t local, size_t *sizes,
+                            tcomm_eager_t *eager)
 {
     int n = comm->world_size;
     int gather = call->desc->out == TCOMM_OUT_CONCAT;
@@ -549,7 +566,8 @@ tcomm_status_t tcomm_agree(tcomm_comm_t *comm, const tcomm_call_t *call,
     encode(comm, call, local, h);
     int64_t stack[H_LEN * 16], *all = NULL;
     tcomm_status_t st = TCOMM_SUCCESS;
-    if (!TCOMM_HAS_OP(comm, allreduce_min_i64)) { /* gather headers */
+    if (!TCOMM_HAS_OP(comm, allreduce_min_i64) &&
+        !TCOMM_HAS_OP(comm, allreduce_min_i64_carry)) { /* gather headers */
         if (!(all = header_buffer(n, stack, H_LEN * 16)))
             return tcomm_error(TCOMM_ERR_NO_MEMORY,
                                "%s: out of host memory", call->fn);
@@ -560,7 +578,7 @@ tcomm_status_t tcomm_agree(tcomm_comm_t *comm, const tcomm_call_t *call,
         summarize(h, mm);
         for (int i = 0; i < S_LEN; i++)
             mm[S_LEN + i] = neg(mm[i]);
-        st = comm->ops->allreduce_min_i64(comm->state, mm, 2 * S_LEN);
+        st = first_round(comm, call, local, mm, eager);
         if (st != TCOMM_SUCCESS)
             return st;
     }
@@ -583,12 +601,26 @@ tcomm_status_t tcomm_agree(tcomm_comm_t *comm, const tcomm_call_t *call,
     if (gather && all) /* the headers carry the sizes */
         st = gather_sizes(call, n, comm->rank, all + H_GATHER_IN,
                           all + H_GATHER_OUT, H_LEN, sizes);
-    else if (gather && !equal_sizes(call, n, mm, sizes, &st))
+    else if (gather && !equal_sizes(call, n, mm, sizes, &st)) {
+        if (eager) /* another op: the blocks are gone */
+            eager->carried = 0;
         st = exchange_sizes(comm, call, sizes); /* uneven: one more round */
-    else if (a2av)
+    } else if (a2av)
         st = exchange_v(comm, call, sizes);
 out:
     if (all && all != stack)
         free(all);
+    return st;
+}
+
+tcomm_status_t tcomm_agree(tcomm_comm_t *comm, const tcomm_call_t *call,
+                           tcomm_status_t local, size_t *sizes,
+                           tcomm_eager_t *eager)
+{
+    if (eager)
+        eager->carried = 0;
+    tcomm_status_t st = agree(comm, call, local, sizes, eager);
+    if (eager && st != TCOMM_SUCCESS)
+        eager->carried = 0;
     return st;
 }

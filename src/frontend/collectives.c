@@ -150,12 +150,15 @@ static tcomm_status_t run_call(tcomm_comm_t *comm, const tcomm_call_t *c)
         c = &in_place;
     }
 
-    tcomm_status_t st = tcomm_agree(comm, c, local, sizes);
+    tcomm_eager_t eager;
+    tcomm_status_t st = tcomm_agree(comm, c, local, sizes, &eager);
     if (st == TCOMM_SUCCESS && c->out && exchanged)
         st = alloc_output(c, me, n, sizes, &fresh);
     if (st == TCOMM_SUCCESS && agreement_was_barrier(comm, c))
         TCOMM_TRACE_PATH("agreement");
-    if (st == TCOMM_SUCCESS && !agreement_was_barrier(comm, c)) {
+    if (st == TCOMM_SUCCESS && eager.carried) {
+        st = tcomm_eager_run(comm, c, &eager, sizes, c->into ? c->into : fresh);
+    } else if (st == TCOMM_SUCCESS && !agreement_was_barrier(comm, c)) {
         st = dispatch(comm, c, sizes, c->into ? c->into : fresh);
         if (st != TCOMM_SUCCESS)
             comm->failed = st; /* the peers' state is unknown now */

@@ -5,7 +5,7 @@
 libtcomm_internal_la_SOURCES += \
 	src/frontend/tcomm_frontend.h src/frontend/coll_table.c \
 	src/frontend/validate.c \
-	src/frontend/agree.c src/frontend/collectives.c \
+	src/frontend/agree.c src/frontend/eager.c src/frontend/collectives.c \
 	src/frontend/tensor_add.c \
 	src/frontend/tcomm_trace.h src/frontend/trace.c \
 	src/frontend/tcomm_progress.h src/frontend/progress.c \

@@ -133,13 +133,40 @@ static inline int tcomm_agrees(const tcomm_comm_t *comm)
            TCOMM_HAS_OP(comm, allgather_bytes);
 }
 
+/* A call completed in the agreement's exchange (src/frontend/eager.c),
+ * where the backend carried every rank's input: blocks[r] holds rank r's
+ * lens[r] bytes until the next backend op. */
+typedef struct {
+    const void *blocks[TCOMM_STACK_RANKS];
+    size_t lens[TCOMM_STACK_RANKS];
+    int carried; /* 1: complete the call with tcomm_eager_run */
+} tcomm_eager_t;
+
+/* Whether this rank offers its input to the round (*data, *bytes: what):
+ * checked mode, a call without local error, an input in host memory of
+ * less than TCOMM_EAGER_LIMIT (4 KiB). */
+int tcomm_eager_offer(const tcomm_comm_t *comm, const tcomm_call_t *c,
+                      tcomm_status_t local, const void **data,
+                      size_t *bytes);
+/* Calls completed by tcomm_eager_run in this process (for the tests). */
+uint64_t tcomm_eager_calls(void);
+/* The agreed call's output from the inputs carried (sizes: all_gather's,
+ * as tcomm_agree gave them). */
+tcomm_status_t tcomm_eager_run(const tcomm_comm_t *comm,
+                               const tcomm_call_t *c,
+                               const tcomm_eager_t *e, const size_t *sizes,
+                               tcomm_tensor_t *out);
+
 /* Cross-rank agreement and, for the exchanged rules, the exchange of the
  * sizes (all_gather: sizes[r] is rank r's size along dim; all_to_all_v:
  * the size along concat_dim of what rank r sends here). @p local is this rank's validation
  * status (its sentence in tcomm_last_error()). Returns TCOMM_SUCCESS when
  * every rank may move data; otherwise every rank returns an error: its
- * own local error, or TCOMM_ERR_MISMATCH naming the field and the ranks. */
+ * own local error, or TCOMM_ERR_MISMATCH naming the field and the ranks.
+ * @p eager (NULL: none) receives the inputs where the backend carried
+ * them in the round; eager->carried is 0 on every rank otherwise. */
 tcomm_status_t tcomm_agree(tcomm_comm_t *comm, const tcomm_call_t *call,
-                           tcomm_status_t local, size_t *sizes);
+                           tcomm_status_t local, size_t *sizes,
+                           tcomm_eager_t *eager);
 
 #endif /* TCOMM_FRONTEND_H */

@@ -50,6 +50,25 @@ static tcomm_status_t mpi_allreduce_min_i64(void *state, int64_t *values,
     return tcomm_mpi_min_i64(st->comm, values, count);
 }
 
+/* On one node (no timeout) the shared-memory round carries the bytes;
+ * elsewhere nothing is carried: the same answer on every rank. */
+static tcomm_status_t mpi_allreduce_min_i64_carry(void *state,
+                                                  int64_t *values, int count,
+                                                  const void *mine,
+                                                  size_t bytes,
+                                                  const void **blocks,
+                                                  size_t *lens, int *carried)
+{
+    tcomm_mpi_state_t *st = state;
+    *carried = 0;
+    if (st->timeout || !st->shm_min || count > TCOMM_SHM_MIN_MAX)
+        return mpi_allreduce_min_i64(state, values, count);
+    *carried = tcomm_shm_min_carry(st->shm_min, values, count,
+                                   st->single_copy ? mine : NULL, bytes,
+                                   blocks, lens);
+    return TCOMM_SUCCESS;
+}
+
 static tcomm_status_t mpi_barrier(void *state)
 {
     tcomm_mpi_state_t *st = state;
@@ -165,6 +184,7 @@ const tcomm_backend_ops_t tcomm_backend_mpi = {
     .all_to_all = mpi_all_to_all,
     .all_to_all_v = mpi_all_to_all_v,
     .reduce_scatter_v = mpi_reduce_scatter_v,
+    .allreduce_min_i64_carry = mpi_allreduce_min_i64_carry,
 };
 
 tcomm_status_t tcomm_mpi_check_ready(const char *fn)
@@ -234,6 +254,7 @@ tcomm_status_t tcomm_comm_create_mpi(MPI_Comm mpi_comm, tcomm_comm_t **comm)
                            "%s: agreeing on TCOMM_SINGLE_COPY failed in MPI",
                            fn);
     }
+    st->single_copy = all_single_copy;
     double timeout = tcomm_config()->timeout_s;
     if (timeout > 0 && st->size > 1 &&
         (s = tcomm_timeout_create(st->comm, timeout, &st->timeout)) !=

@@ -26,9 +26,15 @@
  * it can reach the collective. It also yields the core, for ranks that
  * share cores (--oversubscribe).
  *
+ * A round can also carry up to TCOMM_SHM_CARRY_MAX bytes per rank, right
+ * after the values in the same slot, so that a small call's inputs
+ * travel with its agreement (src/frontend/eager.c): a reader sees them
+ * complete once it sees the round, and they stay until the rank's next
+ * round, by the rule above.
+ *
  * The segment also holds a line per rank, a note on its call published
- * with a sequence number, for the shared-copy broadcast
- * (src/mpi/node/shm_bcast.c). */
+ * with a sequence number, for the single-copy collectives
+ * (src/mpi/node/node_call.c). */
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -41,8 +47,10 @@
 #include "tcomm_node_shm.h"
 #include "tcomm_shm_min.h"
 
-/* three cache lines: round + TCOMM_SHM_MIN_MAX */
-#define SLOT_BYTES (3 * TCOMM_CACHE_LINE)
+/* the round, the values and what they carry, in whole cache lines */
+#define SLOT_BYTES                                                          \
+    ((sizeof(slot_t) + TCOMM_SHM_CARRY_MAX + TCOMM_CACHE_LINE - 1) /        \
+     TCOMM_CACHE_LINE * TCOMM_CACHE_LINE)
 /* Waiting: pure spins first (a peer that is on its way arrives within
  * a few hundred), then MPI progress every so often, and the core given
  * up once the wait is long (a peer without a core of its own). */
@@ -50,14 +58,15 @@
 #define SPINS_PER_PROBE 64
 #define SPINS_BEFORE_YIELD 16384
 
+/* The bytes a round carries follow the values it uses, so that a few
+ * share their cache line. */
 typedef struct {
     _Atomic uint64_t round;
-    int32_t n;    /* values in v */
-    int32_t half; /* v is s of [s, -s]: the reader negates for the rest */
+    int16_t n;     /* values in v */
+    int16_t half;  /* v is s of [s, -s]: the reader negates for the rest */
+    int32_t carry; /* bytes carried from &v[n] on; -1: none offered */
     int64_t v[TCOMM_SHM_MIN_MAX];
 } slot_t;
-
-_Static_assert(sizeof(slot_t) <= SLOT_BYTES, "slot fits its lines");
 
 typedef struct {
     _Atomic uint64_t seq;
@@ -181,20 +190,44 @@ static int is_plus_minus(const int64_t *v, int count)
     return 1;
 }
 
-void tcomm_shm_min(tcomm_shm_min_t *s, int64_t *values, int count)
+int tcomm_shm_min_carry(tcomm_shm_min_t *s, int64_t *values, int count,
+                        const void *data, size_t bytes, const void **blocks,
+                        size_t *lens)
 {
     uint64_t round = ++s->round;
     slot_t *mine = slot(s, s->rank, round);
     int64_t v[TCOMM_SHM_MIN_MAX];
+    int carried = 1;
 
-    mine->half = is_plus_minus(values, count);
-    mine->n = mine->half ? count / 2 : count;
+    mine->half = (int16_t)is_plus_minus(values, count);
+    mine->n = (int16_t)(mine->half ? count / 2 : count);
     memcpy(mine->v, values, (size_t)mine->n * sizeof *values);
     memcpy(v, values, (size_t)count * sizeof *values);
+    mine->carry = -1;
+    if (data && bytes <= TCOMM_SHM_CARRY_MAX) {
+        memcpy(&mine->v[mine->n], data, bytes);
+        mine->carry = (int32_t)bytes;
+    }
+    if (blocks) {
+        blocks[s->rank] = &mine->v[mine->n];
+        lens[s->rank] = (size_t)mine->carry;
+    }
+    carried = mine->carry >= 0;
     atomic_store_explicit(&mine->round, round, memory_order_release);
     for (int k = 1; k < s->size; k++) {
-        slot_t *peer = slot(s, (s->rank + k) % s->size, round);
+        int r = (s->rank + k) % s->size;
+        slot_t *peer = slot(s, r, round);
         wait_for(s, &peer->round, round);
+        /* a peer's count is read once: it is in shared memory */
+        int32_t carry = peer->carry;
+        int16_t pn = peer->n;
+        if (carry < 0 || carry > TCOMM_SHM_CARRY_MAX || pn < 0 ||
+            pn > TCOMM_SHM_MIN_MAX)
+            carried = 0;
+        else if (blocks) {
+            blocks[r] = &peer->v[pn];
+            lens[r] = (size_t)carry;
+        }
         for (int i = 0; i < peer->n && i < count; i++) {
             int64_t x = peer->v[i];
             if (x < v[i])
@@ -204,6 +237,12 @@ void tcomm_shm_min(tcomm_shm_min_t *s, int64_t *values, int count)
         }
     }
     memcpy(values, v, (size_t)count * sizeof *values);
+    return carried && blocks;
+}
+
+void tcomm_shm_min(tcomm_shm_min_t *s, int64_t *values, int count)
+{
+    tcomm_shm_min_carry(s, values, count, NULL, 0, NULL, NULL);
 }
 
 void tcomm_shm_publish(tcomm_shm_min_t *s, uint64_t seq,

@@ -20,6 +20,19 @@ int tcomm_shm_min_create(MPI_Comm comm, tcomm_shm_min_t **out);
 /* Collective: values[0..count) becomes the minimum over the ranks;
  * count <= TCOMM_SHM_MIN_MAX, the same on every rank. */
 void tcomm_shm_min(tcomm_shm_min_t *s, int64_t *values, int count);
+
+/* Bytes per rank that a round can carry besides its values. */
+#define TCOMM_SHM_CARRY_MAX 4096
+
+/* tcomm_shm_min whose round also carries every rank's bytes: this rank
+ * offers @p bytes at @p data (NULL, or more than TCOMM_SHM_CARRY_MAX:
+ * none). Returns 1 on every rank when every rank offered its: then
+ * blocks[r] points at rank r's lens[r] bytes in the segment (8-byte
+ * aligned), which stay as they are until this rank's next round on s.
+ * Returns 0 on every rank otherwise. */
+int tcomm_shm_min_carry(tcomm_shm_min_t *s, int64_t *values, int count,
+                        const void *data, size_t bytes, const void **blocks,
+                        size_t *lens);
 /* Local: never waits for a peer. */
 void tcomm_shm_min_destroy(tcomm_shm_min_t *s);
 

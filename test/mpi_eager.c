@@ -1,0 +1,501 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* MPI suite of the small calls completed in the agreement's round
+ * (src/frontend/eager.c, src/mpi/node/shm_min.c), 1-4 ranks: every kind
+ * it takes, over every dtype and op, against a reference computed here
+ * from every rank's input formula, with the count of eager calls saying
+ * that the round completed them; and the calls it must leave to the
+ * backend (a rank that offers nothing, 4 KiB and more, uneven gathers,
+ * unchecked mode) and those the agreement refuses (no output changed). */
+#include <check.h>
+#include <mpi.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi_suite.h"
+#include "tcomm.h"
+#include "tcomm_config.h"
+#include "tcomm_frontend.h"
+#include "tcomm_mpi.h"
+#include "tcomm_test_hooks.h"
+
+static int rank, np;
+static tcomm_comm_t *comm;
+static tcomm_graph_t *graph;
+
+#define MAXN 1024 /* elements of a test tensor, at most */
+
+/* Small integers: exact in every dtype, whatever the fold order. */
+static double value(int r, size_t i)
+{
+    return (double)((r + 1) * 3 + (int)(i % 5));
+}
+
+static uint16_t to_half(float f) /* exact for the values above */
+{
+    uint32_t b;
+    memcpy(&b, &f, 4);
+    if (f == 0)
+        return 0;
+    return (uint16_t)((b >> 16 & 0x8000) | ((b >> 23 & 0xff) - 112) << 10 |
+                      (b & 0x7fffff) >> 13);
+}
+
+static float from_half(uint16_t h)
+{
+    uint32_t b = h & 0x7fff ? (uint32_t)(h & 0x8000) << 16 |
+                                  ((uint32_t)(h >> 10 & 0x1f) + 112) << 23 |
+                                  (uint32_t)(h & 0x3ff) << 13
+                            : (uint32_t)(h & 0x8000) << 16;
+    float f;
+    memcpy(&f, &b, 4);
+    return f;
+}
+
+static void put(tcomm_dtype_t dt, void *p, size_t i, double v)
+{
+    float f = (float)v;
+    uint32_t b;
+    switch (dt) {
+    case TCOMM_U8: ((uint8_t *)p)[i] = (uint8_t)v; break;
+    case TCOMM_I8: ((int8_t *)p)[i] = (int8_t)v; break;
+    case TCOMM_I32: ((int32_t *)p)[i] = (int32_t)v; break;
+    case TCOMM_U32: ((uint32_t *)p)[i] = (uint32_t)v; break;
+    case TCOMM_I64: ((int64_t *)p)[i] = (int64_t)v; break;
+    case TCOMM_F16: ((uint16_t *)p)[i] = to_half(f); break;
+    case TCOMM_BF16:
+        memcpy(&b, &f, 4);
+        ((uint16_t *)p)[i] = (uint16_t)(b >> 16);
+        break;
+    case TCOMM_F32: ((float *)p)[i] = f; break;
+    default: ((double *)p)[i] = v; break;
+    }
+}
+
+static double get(tcomm_dtype_t dt, const void *p, size_t i)
+{
+    uint32_t b;
+    float f;
+    switch (dt) {
+    case TCOMM_U8: return ((const uint8_t *)p)[i];
+    case TCOMM_I8: return ((const int8_t *)p)[i];
+    case TCOMM_I32: return ((const int32_t *)p)[i];
+    case TCOMM_U32: return ((const uint32_t *)p)[i];
+    case TCOMM_I64: return (double)((const int64_t *)p)[i];
+    case TCOMM_F16: return from_half(((const uint16_t *)p)[i]);
+    case TCOMM_BF16:
+        b = (uint32_t)((const uint16_t *)p)[i] << 16;
+        memcpy(&f, &b, 4);
+        return f;
+    case TCOMM_F32: return ((const float *)p)[i];
+    default: return ((const double *)p)[i];
+    }
+}
+
+static tcomm_tensor_t *input(tcomm_dtype_t dt, int r, int ndim,
+                             const size_t *shape)
+{
+    tcomm_tensor_t *t;
+    ck_assert_int_eq(tcomm_tensor_empty(graph, dt, ndim, shape, &t),
+                     TCOMM_SUCCESS);
+    size_t n = tcomm_tensor_numel(t);
+    ck_assert_uint_le(n, MAXN);
+    for (size_t i = 0; i < n; i++)
+        put(dt, tcomm_tensor_data(t), i, value(r, i));
+    return t;
+}
+
+static void expect_input_kept(const tcomm_tensor_t *t)
+{
+    for (size_t i = 0; i < tcomm_tensor_numel(t); i++)
+        ck_assert_double_eq(get(tcomm_tensor_dtype(t), tcomm_tensor_data(t), i),
+                            value(rank, i));
+}
+
+static double fold(tcomm_op_t op, size_t i)
+{
+    double acc = value(0, i);
+    for (int r = 1; r < np; r++) {
+        double v = value(r, i);
+        acc = op == TCOMM_PROD ? acc * v
+              : op == TCOMM_MIN ? (v < acc ? v : acc)
+              : op == TCOMM_MAX ? (v > acc ? v : acc)
+                                : acc + v;
+    }
+    return op == TCOMM_AVG ? acc / np : acc;
+}
+
+static void setup(void)
+{
+    setenv("TCOMM_CHECK", "1", 1);
+    setenv("TCOMM_DETERMINISTIC", "0", 1);
+    tcomm_config_reload();
+    ck_assert_int_eq(tcomm_comm_create_mpi(MPI_COMM_WORLD, &comm),
+                     TCOMM_SUCCESS);
+    tcomm_device_t host = {TCOMM_DEVICE_HOST, 0};
+    ck_assert_int_eq(tcomm_graph_create(host, &graph), TCOMM_SUCCESS);
+}
+
+static void teardown(void)
+{
+    tcomm_test_set_hook(TCOMM_HOOK_NO_EAGER, 0);
+    ck_assert_int_eq(tcomm_graph_destroy(graph), TCOMM_SUCCESS);
+    ck_assert_int_eq(tcomm_comm_destroy(comm), TCOMM_SUCCESS);
+    unsetenv("TCOMM_CHECK");
+    unsetenv("TCOMM_DETERMINISTIC");
+    tcomm_config_reload();
+}
+
+static void setup_deterministic(void)
+{
+    setup();
+    ck_assert_int_eq(tcomm_comm_destroy(comm), TCOMM_SUCCESS);
+    setenv("TCOMM_DETERMINISTIC", "1", 1);
+    tcomm_config_reload();
+    ck_assert_int_eq(tcomm_comm_create_mpi(MPI_COMM_WORLD, &comm),
+                     TCOMM_SUCCESS);
+}
+
+/* One more eager call on this rank (none at one rank: the front end
+ * answers alone). */
+static void expect_eager(uint64_t before, int eager)
+{
+    ck_assert_uint_eq(tcomm_eager_calls() - before,
+                      (uint64_t)(eager && np > 1));
+}
+
+static const tcomm_dtype_t dtypes[] = {TCOMM_U8,  TCOMM_I8,   TCOMM_I32,
+                                       TCOMM_U32, TCOMM_I64,  TCOMM_F16,
+                                       TCOMM_BF16, TCOMM_F32, TCOMM_F64};
+#define NDTYPES (sizeof dtypes / sizeof dtypes[0])
+
+static int op_fits(tcomm_dtype_t dt, tcomm_op_t op)
+{
+    int fl = dt == TCOMM_F16 || dt == TCOMM_BF16 || dt == TCOMM_F32 ||
+             dt == TCOMM_F64;
+    if (op == TCOMM_AVG)
+        return fl;
+    /* 8-bit and half products overflow or round at 4 ranks */
+    return op != TCOMM_PROD || dt == TCOMM_I32 || dt == TCOMM_I64 ||
+           dt == TCOMM_F32 || dt == TCOMM_F64;
+}
+
+static void check_close(tcomm_dtype_t dt, double got, double want)
+{
+    double tol = dt == TCOMM_BF16 ? 1e-2 : dt == TCOMM_F16 ? 1e-3 : 1e-6;
+    ck_assert_msg(got == want || (got - want) * (got - want) <=
+                                     tol * tol * want * want,
+                  "rank %d %s: got %g, want %g", rank, tcomm_dtype_name(dt),
+                  got, want);
+}
+
+/* [2][12][6]: 144 elements, dims divisible by 1-4 ranks. */
+static const size_t shape3[3] = {2, 12, 6};
+
+START_TEST(test_reductions)
+{
+    for (size_t d = 0; d < NDTYPES; d++)
+        for (int op = 0; op < TCOMM_OP_COUNT; op++) {
+            tcomm_dtype_t dt = dtypes[d];
+            if (!op_fits(dt, (tcomm_op_t)op))
+                continue;
+            tcomm_tensor_t *in = input(dt, rank, 3, shape3), *out;
+            uint64_t before = tcomm_eager_calls();
+            ck_assert_int_eq(tcomm_all_reduce(comm, in, op, &out),
+                             TCOMM_SUCCESS);
+            expect_eager(before, 1);
+            for (size_t i = 0; i < 144; i++)
+                check_close(dt, get(dt, tcomm_tensor_data(out), i),
+                            fold(op, i));
+            expect_input_kept(in);
+            tcomm_tensor_release(out);
+            for (int dim = 0; dim < 3; dim++) {
+                if (shape3[dim] % (size_t)np)
+                    continue;
+                before = tcomm_eager_calls();
+                ck_assert_int_eq(
+                    tcomm_reduce_scatter(comm, in, op, dim, &out),
+                    TCOMM_SUCCESS);
+                expect_eager(before, 1);
+                size_t len = shape3[dim] / (size_t)np;
+                size_t inner = dim == 0 ? 72 : dim == 1 ? 6 : 1;
+                size_t outer = 144 / (shape3[dim] * inner);
+                for (size_t o = 0; o < outer; o++)
+                    for (size_t k = 0; k < len * inner; k++)
+                        check_close(
+                            dt,
+                            get(dt, tcomm_tensor_data(out),
+                                o * len * inner + k),
+                            fold(op, o * shape3[dim] * inner +
+                                         (size_t)rank * len * inner + k));
+                tcomm_tensor_release(out);
+            }
+            tcomm_tensor_release(in);
+        }
+}
+END_TEST
+
+/* reduce_scatter_v along dim 1 with sizes 1, 2, ... (the rest last). */
+START_TEST(test_reduce_scatter_v)
+{
+    size_t sizes[4], off = 0, total = 0;
+    for (int r = 0; r < np; r++)
+        total += sizes[r] = r + 1 < np ? (size_t)r + 1 : 0;
+    sizes[np - 1] = 12 - total;
+    for (int r = 0; r < rank; r++)
+        off += sizes[r];
+    tcomm_tensor_t *in = input(TCOMM_F32, rank, 3, shape3), *out;
+    uint64_t before = tcomm_eager_calls();
+    ck_assert_int_eq(tcomm_reduce_scatter_v(comm, in, TCOMM_SUM, 1, sizes,
+                                            &out),
+                     TCOMM_SUCCESS);
+    expect_eager(before, 1);
+    for (size_t o = 0; o < 2; o++)
+        for (size_t k = 0; k < sizes[rank] * 6; k++)
+            ck_assert_double_eq(
+                get(TCOMM_F32, tcomm_tensor_data(out),
+                    o * sizes[rank] * 6 + k),
+                fold(TCOMM_SUM, o * 72 + off * 6 + k));
+    tcomm_tensor_release(out);
+    tcomm_tensor_release(in);
+}
+END_TEST
+
+START_TEST(test_gather_and_broadcast)
+{
+    for (size_t d = 0; d < NDTYPES; d++) {
+        tcomm_dtype_t dt = dtypes[d];
+        tcomm_tensor_t *in = input(dt, rank, 3, shape3), *out;
+        for (int dim = 0; dim < 3; dim++) {
+            uint64_t before = tcomm_eager_calls();
+            ck_assert_int_eq(tcomm_all_gather(comm, in, dim, &out),
+                             TCOMM_SUCCESS);
+            expect_eager(before, 1);
+            size_t inner = dim == 0 ? 72 : dim == 1 ? 6 : 1;
+            size_t outer = 144 / (shape3[dim] * inner);
+            size_t piece = shape3[dim] * inner;
+            for (size_t o = 0; o < outer; o++)
+                for (int r = 0; r < np; r++)
+                    for (size_t k = 0; k < piece; k++)
+                        ck_assert_double_eq(
+                            get(dt, tcomm_tensor_data(out),
+                                (o * (size_t)np + (size_t)r) * piece + k),
+                            value(r, o * piece + k));
+            tcomm_tensor_release(out);
+        }
+        for (int root = 0; root < np; root++) {
+            uint64_t before = tcomm_eager_calls();
+            ck_assert_int_eq(tcomm_broadcast(comm, in, root, &out),
+                             TCOMM_SUCCESS);
+            expect_eager(before, 1);
+            for (size_t i = 0; i < 144; i++)
+                ck_assert_double_eq(get(dt, tcomm_tensor_data(out), i),
+                                    value(root, i));
+            tcomm_tensor_release(out);
+        }
+        expect_input_kept(in);
+        tcomm_tensor_release(in);
+    }
+}
+END_TEST
+
+/* all_to_all of [12][12] over every split and concat dim. */
+START_TEST(test_all_to_all)
+{
+    const size_t shape[2] = {12, 12};
+    for (int s = 0; s < 2; s++)
+        for (int c = 0; c < 2; c++) {
+            tcomm_tensor_t *in = input(TCOMM_F64, rank, 2, shape), *out;
+            uint64_t before = tcomm_eager_calls();
+            ck_assert_int_eq(tcomm_all_to_all(comm, in, s, c, &out),
+                             TCOMM_SUCCESS);
+            expect_eager(before, 1);
+            size_t chunk = 12 / (size_t)np;
+            size_t oshape[2] = {12, 12};
+            oshape[s] /= (size_t)np;
+            oshape[c] *= (size_t)np;
+            for (size_t i = 0; i < oshape[0]; i++)
+                for (size_t j = 0; j < oshape[1]; j++) {
+                    size_t idx[2] = {i, j}; /* out -> (rank r, its idx) */
+                    size_t along = oshape[c] / (size_t)np;
+                    int r = (int)(idx[c] / along);
+                    idx[c] %= along;
+                    idx[s] += (size_t)rank * chunk;
+                    ck_assert_double_eq(
+                        get(TCOMM_F64, tcomm_tensor_data(out),
+                            i * oshape[1] + j),
+                        value(r, idx[0] * 12 + idx[1]));
+                }
+            expect_input_kept(in);
+            tcomm_tensor_release(out);
+            tcomm_tensor_release(in);
+        }
+}
+END_TEST
+
+START_TEST(test_in_place)
+{
+    tcomm_tensor_t *t = input(TCOMM_F32, rank, 3, shape3);
+    uint64_t before = tcomm_eager_calls();
+    ck_assert_int_eq(tcomm_all_reduce_into(comm, t, TCOMM_MAX, t),
+                     TCOMM_SUCCESS);
+    expect_eager(before, 1);
+    for (size_t i = 0; i < 144; i++)
+        ck_assert_double_eq(get(TCOMM_F32, tcomm_tensor_data(t), i),
+                            fold(TCOMM_MAX, i));
+    tcomm_tensor_release(t);
+    t = input(TCOMM_F32, rank, 3, shape3);
+    ck_assert_int_eq(tcomm_broadcast_into(comm, t, np - 1, t),
+                     TCOMM_SUCCESS);
+    for (size_t i = 0; i < 144; i++)
+        ck_assert_double_eq(get(TCOMM_F32, tcomm_tensor_data(t), i),
+                            value(np - 1, i));
+    tcomm_tensor_release(t);
+}
+END_TEST
+
+/* Deterministic mode: the fold is rank order, bitwise. */
+START_TEST(test_rank_order)
+{
+    const size_t n = 1000;
+    tcomm_tensor_t *in, *out;
+    ck_assert_int_eq(tcomm_tensor_empty(graph, TCOMM_F32, 1, &n, &in),
+                     TCOMM_SUCCESS);
+    float *p = tcomm_tensor_data(in);
+    for (size_t i = 0; i < n; i++)
+        p[i] = 1.0f / (float)(rank + 1) + 1e-3f * (float)i / 7.0f;
+    uint64_t before = tcomm_eager_calls();
+    ck_assert_int_eq(tcomm_all_reduce(comm, in, TCOMM_SUM, &out),
+                     TCOMM_SUCCESS);
+    expect_eager(before, 1);
+    const float *q = tcomm_tensor_data(out);
+    for (size_t i = 0; i < n; i++) {
+        float acc = 1.0f + 1e-3f * (float)i / 7.0f;
+        for (int r = 1; r < np; r++)
+            acc += 1.0f / (float)(r + 1) + 1e-3f * (float)i / 7.0f;
+        ck_assert_msg(q[i] == acc, "rank %d [%zu]: %.9g, want %.9g", rank,
+                      i, q[i], acc);
+    }
+    tcomm_tensor_release(out);
+    tcomm_tensor_release(in);
+}
+END_TEST
+
+/* Every rank dispatches when one offers nothing, from 4 KiB, for an
+ * uneven all_gather, and in unchecked mode; the results stay right. */
+START_TEST(test_left_to_the_backend)
+{
+    for (int c = 0; c < 4; c++) {
+        size_t len = c == 1 ? 1024 : c == 2 ? (size_t)rank + 1 : 144;
+        if (c == 0)
+            tcomm_test_set_hook(TCOMM_HOOK_NO_EAGER, rank == np - 1);
+        if (c == 3) {
+            ck_assert_int_eq(tcomm_comm_destroy(comm), TCOMM_SUCCESS);
+            setenv("TCOMM_CHECK", "0", 1);
+            tcomm_config_reload();
+            ck_assert_int_eq(tcomm_comm_create_mpi(MPI_COMM_WORLD, &comm),
+                             TCOMM_SUCCESS);
+        }
+        tcomm_tensor_t *in = input(TCOMM_F32, rank, 1, &len), *out;
+        uint64_t before = tcomm_eager_calls();
+        ck_assert_int_eq(tcomm_all_gather(comm, in, 0, &out), TCOMM_SUCCESS);
+        expect_eager(before, 0);
+        size_t at = 0;
+        for (int r = 0; r < np; r++) {
+            size_t lr = c == 2 ? (size_t)r + 1 : len;
+            for (size_t k = 0; k < lr; k++)
+                ck_assert_double_eq(
+                    get(TCOMM_F32, tcomm_tensor_data(out), at + k),
+                    value(r, k));
+            at += lr;
+        }
+        tcomm_tensor_release(out);
+        if (c != 2) {
+            before = tcomm_eager_calls();
+            ck_assert_int_eq(tcomm_all_reduce(comm, in, TCOMM_SUM, &out),
+                             TCOMM_SUCCESS);
+            expect_eager(before, 0);
+            for (size_t i = 0; i < len; i++)
+                ck_assert_double_eq(get(TCOMM_F32, tcomm_tensor_data(out), i),
+                                    fold(TCOMM_SUM, i));
+            tcomm_tensor_release(out);
+        }
+        tcomm_tensor_release(in);
+        tcomm_test_set_hook(TCOMM_HOOK_NO_EAGER, 0);
+    }
+    /* just below 4 KiB it is eager again (checked mode is back) */
+    ck_assert_int_eq(tcomm_comm_destroy(comm), TCOMM_SUCCESS);
+    setenv("TCOMM_CHECK", "1", 1);
+    tcomm_config_reload();
+    ck_assert_int_eq(tcomm_comm_create_mpi(MPI_COMM_WORLD, &comm),
+                     TCOMM_SUCCESS);
+    size_t len = 1023;
+    tcomm_tensor_t *in = input(TCOMM_F32, rank, 1, &len), *out;
+    uint64_t before = tcomm_eager_calls();
+    ck_assert_int_eq(tcomm_all_reduce(comm, in, TCOMM_SUM, &out),
+                     TCOMM_SUCCESS);
+    expect_eager(before, 1);
+    tcomm_tensor_release(out);
+    tcomm_tensor_release(in);
+}
+END_TEST
+
+/* Ranks that disagree, or one that rejects the call: an error on every
+ * rank, the output untouched, nothing completed eagerly. */
+START_TEST(test_refused)
+{
+    if (np < 2)
+        return;
+    size_t len = rank == np - 1 ? 10 : 12;
+    tcomm_tensor_t *in = input(TCOMM_F32, rank, 1, &len), *out;
+    ck_assert_int_eq(tcomm_tensor_empty(graph, TCOMM_F32, 1, &len, &out),
+                     TCOMM_SUCCESS);
+    float *o = tcomm_tensor_data(out);
+    for (size_t i = 0; i < len; i++)
+        o[i] = -7.0f;
+    uint64_t before = tcomm_eager_calls();
+    tcomm_test_expect(rank, tcomm_all_reduce_into(comm, in, TCOMM_SUM, out),
+                      TCOMM_ERR_MISMATCH, "tcomm_all_reduce_into",
+                      "disagree on shape", NULL);
+    /* rank 0 asks for AVG of integers: its own error, the rest told */
+    tcomm_tensor_t *ints = input(TCOMM_I32, rank, 1, &len), *r;
+    tcomm_status_t st = tcomm_all_reduce(
+        comm, ints, rank == 0 ? TCOMM_AVG : TCOMM_SUM, &r);
+    ck_assert_int_ne(st, TCOMM_SUCCESS);
+    if (rank != 0)
+        tcomm_test_expect(rank, st, TCOMM_ERR_MISMATCH, "rank 0", NULL);
+    expect_eager(before, 0);
+    for (size_t i = 0; i < len; i++)
+        ck_assert_float_eq(o[i], -7.0f);
+    expect_input_kept(in);
+    tcomm_tensor_release(ints);
+    tcomm_tensor_release(out);
+    tcomm_tensor_release(in);
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &np);
+    Suite *s = suite_create("mpi_eager");
+    TCase *tc = tcase_create("eager");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_reductions);
+    tcase_add_test(tc, test_reduce_scatter_v);
+    tcase_add_test(tc, test_gather_and_broadcast);
+    tcase_add_test(tc, test_all_to_all);
+    tcase_add_test(tc, test_in_place);
+    tcase_add_test(tc, test_left_to_the_backend);
+    tcase_add_test(tc, test_refused);
+    suite_add_tcase(s, tc);
+    TCase *det = tcase_create("deterministic");
+    tcase_add_checked_fixture(det, setup_deterministic, teardown);
+    tcase_add_test(det, test_rank_order);
+    suite_add_tcase(s, det);
+    int failed = tcomm_test_run_suite(s, 0);
+    MPI_Finalize();
+    return failed ? 1 : 0;
+}
