@@ -23,7 +23,7 @@ static int rank, np;
 static tcomm_comm_t *comm;
 static tcomm_graph_t *graph;
 
-#define MAXN 1024 /* elements of a test tensor, at most */
+#define MAXN 4096 /* elements of a test tensor, at most */
 
 /* Small integers: exact in every dtype, whatever the fold order. */
 static double value(int r, size_t i)
@@ -436,6 +436,22 @@ START_TEST(test_left_to_the_backend)
                      TCOMM_SUCCESS);
     expect_eager(before, 1);
     tcomm_tensor_release(out);
+    tcomm_tensor_release(in);
+    /* all_to_all of 4 KiB is too (3 ranks do not divide it) */
+    len = 4096;
+    in = input(TCOMM_U8, rank, 1, &len);
+    before = tcomm_eager_calls();
+    if (np != 3) {
+        ck_assert_int_eq(tcomm_all_to_all(comm, in, 0, 0, &out),
+                         TCOMM_SUCCESS);
+        expect_eager(before, 1);
+        size_t chunk = len / (size_t)np;
+        for (size_t i = 0; i < len; i++)
+            ck_assert_double_eq(get(TCOMM_U8, tcomm_tensor_data(out), i),
+                                value((int)(i / chunk),
+                                      (size_t)rank * chunk + i % chunk));
+        tcomm_tensor_release(out);
+    }
     tcomm_tensor_release(in);
 }
 END_TEST

@@ -18,7 +18,9 @@
 
 /* Inputs below this are offered: there one round of shared cache lines
  * beats the round and the backend's collective; from it the backend's
- * single-copy paths win (doc/performance.md). */
+ * single-copy paths win (doc/performance.md). all_to_all's input of
+ * exactly this size is offered too: its strided single copies start
+ * slower. */
 #define TCOMM_EAGER_LIMIT 4096
 
 static atomic_uint_fast64_t eager_calls;
@@ -43,6 +45,13 @@ static int eager_kind(tcomm_coll_kind_t kind)
     }
 }
 
+static int small_enough(const tcomm_call_t *c)
+{
+    return c->in->nbytes < TCOMM_EAGER_LIMIT ||
+           (c->in->nbytes == TCOMM_EAGER_LIMIT &&
+            c->kind == TCOMM_COLL_ALL_TO_ALL);
+}
+
 int tcomm_eager_offer(const tcomm_comm_t *comm, const tcomm_call_t *c,
                       tcomm_status_t local, const void **data, size_t *bytes)
 {
@@ -51,8 +60,7 @@ int tcomm_eager_offer(const tcomm_comm_t *comm, const tcomm_call_t *c,
     *bytes = 0;
     if (local != TCOMM_SUCCESS || !comm->check || !eager_kind(c->kind) ||
         comm->world_size > TCOMM_STACK_RANKS || !in->graph->space->is_host ||
-        in->nbytes >= TCOMM_EAGER_LIMIT ||
-        tcomm_test_hook(TCOMM_HOOK_NO_EAGER))
+        !small_enough(c) || tcomm_test_hook(TCOMM_HOOK_NO_EAGER))
         return 0;
     *data = in->data ? in->data : (const void *)in; /* 0 bytes: any */
     if (c->kind == TCOMM_COLL_BROADCAST && c->root != comm->rank)
@@ -61,26 +69,23 @@ int tcomm_eager_offer(const tcomm_comm_t *comm, const tcomm_call_t *c,
     return 1;
 }
 
-/* dst = the fold over ranks of each block's count elements at offset
- * (in bytes), rows times: row o at o * row_in in the blocks and
- * o * row_out in dst. The order is the ranks', as every fold's. */
-static void fold_rows(const tcomm_call_t *c, int n, const void *const *blocks,
-                      size_t offset, size_t row_in, size_t rows,
-                      size_t count, char *dst)
+/* The rank-order fold of every rank's count elements at offset (bytes)
+ * into dst, then AVG's finish. */
+static void fold(const tcomm_call_t *c, int n, const void *const *blocks,
+                 size_t offset, size_t count, void *dst)
 {
-    const tcomm_tensor_t *in = c->in;
-    size_t row_out = count * tcomm_dtype_size(in->dtype);
     const void *src[TCOMM_STACK_RANKS];
-    for (size_t o = 0; o < rows; o++) {
-        for (int r = 0; r < n; r++)
-            src[r] = (const char *)blocks[r] + offset + o * row_in;
-        (void)tcomm_space_fold(&tcomm_memspace_host, NULL, in->dtype, c->op,
-                               dst + o * row_out, src, n, count);
-    }
-    tcomm_host_finish(in->dtype, c->op, dst, rows * count, n);
+    for (int r = 0; r < n; r++)
+        src[r] = (const char *)blocks[r] + offset;
+    (void)tcomm_space_fold(&tcomm_memspace_host, NULL, c->in->dtype, c->op,
+                           dst, src, n, count);
+    tcomm_host_finish(c->in->dtype, c->op, dst, count, n);
 }
 
-/* reduce_scatter(_v): this rank's rows along dim, [offset, offset + len). */
+/* reduce_scatter(_v): this rank's rows along dim, [offset, offset + len).
+ * Several rows are packed first, rank by rank, and folded whole in the
+ * same order: a fold per row costs more than the row where rows are
+ * short (dim 1 of [64][8]). */
 static void reduce_scatter(const tcomm_call_t *c, int n, int me,
                            const void *const *blocks, tcomm_tensor_t *out)
 {
@@ -93,8 +98,21 @@ static void reduce_scatter(const tcomm_call_t *c, int n, int me,
         for (int r = 0; r < me; r++)
             offset += c->vsizes[r];
     }
-    fold_rows(c, n, blocks, offset * inner * es,
-              in->shape[c->dim] * inner * es, outer, len * inner, out->data);
+    offset *= inner * es;
+    if (outer == 1) {
+        fold(c, n, blocks, offset, len * inner, out->data);
+        return;
+    }
+    size_t row_in = in->shape[c->dim] * inner * es, row = len * inner * es;
+    char rows[TCOMM_EAGER_LIMIT]; /* out->nbytes <= in->nbytes */
+    tcomm_host_copy_rows(out->data, row, (const char *)blocks[0] + offset,
+                         row_in, row, outer);
+    for (int r = 1; r < n; r++) {
+        tcomm_host_copy_rows(rows, row, (const char *)blocks[r] + offset,
+                             row_in, row, outer);
+        tcomm_host_reduce(in->dtype, c->op, out->data, rows, out->numel);
+    }
+    tcomm_host_finish(in->dtype, c->op, out->data, out->numel, n);
 }
 
 static void all_gather(const tcomm_call_t *c, int n, const void *const *blocks,
@@ -112,7 +130,8 @@ static void all_gather(const tcomm_call_t *c, int n, const void *const *blocks,
 }
 
 /* Rank r's piece for this rank (its chunk me along split_dim) lands at
- * r's place along concat_dim, through a packed copy of the piece. */
+ * r's place along concat_dim: one row copy where the piece or its place
+ * is packed, else two through a packed copy of the piece. */
 static void all_to_all(const tcomm_call_t *c, int n, int me,
                        const void *const *blocks, tcomm_tensor_t *out)
 {
@@ -123,13 +142,22 @@ static void all_to_all(const tcomm_call_t *c, int n, int me,
     tcomm_dim_split(out, c->concat_dim, &c_outer, &c_inner);
     size_t chunk = in->shape[c->dim] / (size_t)n * s_inner * es;
     size_t along = out->shape[c->concat_dim] / (size_t)n * c_inner * es;
-    char piece[TCOMM_EAGER_LIMIT];
+    char piece[TCOMM_EAGER_LIMIT]; /* in->nbytes / n at most */
     for (int r = 0; r < n; r++) {
-        tcomm_host_copy_rows(piece, chunk,
-                             (const char *)blocks[r] + (size_t)me * chunk,
-                             chunk * (size_t)n, chunk, s_outer);
-        tcomm_host_copy_rows((char *)out->data + (size_t)r * along,
-                             along * (size_t)n, piece, along, along, c_outer);
+        const char *from = (const char *)blocks[r] + (size_t)me * chunk;
+        char *to = (char *)out->data + (size_t)r * along;
+        if (s_outer == 1) { /* the piece is packed in the block already */
+            tcomm_host_copy_rows(to, along * (size_t)n, from, along, along,
+                                 c_outer);
+        } else if (c_outer == 1) { /* its place in out is packed */
+            tcomm_host_copy_rows(to, chunk, from, chunk * (size_t)n, chunk,
+                                 s_outer);
+        } else {
+            tcomm_host_copy_rows(piece, chunk, from, chunk * (size_t)n,
+                                 chunk, s_outer);
+            tcomm_host_copy_rows(to, along * (size_t)n, piece, along, along,
+                                 c_outer);
+        }
     }
 }
 
@@ -170,7 +198,7 @@ tcomm_status_t tcomm_eager_run(const tcomm_comm_t *comm,
         return TCOMM_SUCCESS;
     switch (c->kind) {
     case TCOMM_COLL_ALL_REDUCE:
-        fold_rows(c, n, e->blocks, 0, 0, 1, c->in->numel, out->data);
+        fold(c, n, e->blocks, 0, c->in->numel, out->data);
         break;
     case TCOMM_COLL_BROADCAST:
         if (out->data != c->in->data || me != c->root)

@@ -144,7 +144,7 @@ typedef struct {
 
 /* Whether this rank offers its input to the round (*data, *bytes: what):
  * checked mode, a call without local error, an input in host memory of
- * less than TCOMM_EAGER_LIMIT (4 KiB). */
+ * less than TCOMM_EAGER_LIMIT (4 KiB; all_to_all: at most). */
 int tcomm_eager_offer(const tcomm_comm_t *comm, const tcomm_call_t *c,
                       tcomm_status_t local, const void **data,
                       size_t *bytes);
