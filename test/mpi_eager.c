@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* MPI suite of the small calls completed in the agreement's round
  * (src/frontend/eager.c, src/mpi/node/shm_min.c), 1-4 ranks: every kind
- * it takes, over every dtype and op, against a reference computed here
+ * it takes (all_to_all_v with its sizes), over every dtype and op, against a reference computed here
  * from every rank's input formula, with the count of eager calls saying
  * that the round completed them; and the calls it must leave to the
  * backend (a rank that offers nothing, 4 KiB and more, uneven gathers,
@@ -333,6 +333,59 @@ START_TEST(test_all_to_all)
 }
 END_TEST
 
+/* all_to_all_v: the token exchange along dim 0 with uneven sizes, and
+ * the transpose (split along dim 1, concatenated along dim 0). */
+START_TEST(test_all_to_all_v)
+{
+    size_t send[4], len = 0, off = 0;
+    for (int j = 0; j < np; j++) /* rank r sends (r + j) % 3 + 1 rows */
+        len += send[j] = (size_t)((rank + j) % 3 + 1);
+    size_t shape[2] = {len, 3};
+    tcomm_tensor_t *in = input(TCOMM_I32, rank, 2, shape), *out;
+    uint64_t before = tcomm_eager_calls();
+    ck_assert_int_eq(tcomm_all_to_all_v(comm, in, 0, send, 0, &out),
+                     TCOMM_SUCCESS);
+    expect_eager(before, 1);
+    for (int r = 0; r < np; r++) {
+        size_t from = 0, rows = (size_t)((r + rank) % 3 + 1);
+        for (int j = 0; j < rank; j++)
+            from += (size_t)((r + j) % 3 + 1);
+        for (size_t i = 0; i < rows * 3; i++)
+            ck_assert_double_eq(get(TCOMM_I32, tcomm_tensor_data(out),
+                                    off * 3 + i),
+                                value(r, from * 3 + i));
+        off += rows;
+    }
+    ck_assert_uint_eq(tcomm_tensor_dim(out, 0), off);
+    expect_input_kept(in);
+    tcomm_tensor_release(out);
+    tcomm_tensor_release(in);
+
+    size_t width = 0, col = 0, at = 0;
+    for (int j = 0; j < np; j++) /* every rank sends j + 1 columns to j */
+        width += send[j] = (size_t)j + 1;
+    for (int j = 0; j < rank; j++)
+        col += send[j];
+    size_t tshape[2] = {(size_t)rank + 1, width};
+    in = input(TCOMM_F32, rank, 2, tshape);
+    before = tcomm_eager_calls();
+    ck_assert_int_eq(tcomm_all_to_all_v(comm, in, 1, send, 0, &out),
+                     TCOMM_SUCCESS);
+    expect_eager(before, 1);
+    size_t mine = send[rank];
+    for (int r = 0; r < np; r++) {
+        for (size_t i = 0; i <= (size_t)r; i++)
+            for (size_t k = 0; k < mine; k++)
+                ck_assert_double_eq(get(TCOMM_F32, tcomm_tensor_data(out),
+                                        (at + i) * mine + k),
+                                    value(r, i * width + col + k));
+        at += (size_t)r + 1;
+    }
+    tcomm_tensor_release(out);
+    tcomm_tensor_release(in);
+}
+END_TEST
+
 START_TEST(test_in_place)
 {
     tcomm_tensor_t *t = input(TCOMM_F32, rank, 3, shape3);
@@ -503,6 +556,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, test_reduce_scatter_v);
     tcase_add_test(tc, test_gather_and_broadcast);
     tcase_add_test(tc, test_all_to_all);
+    tcase_add_test(tc, test_all_to_all_v);
     tcase_add_test(tc, test_in_place);
     tcase_add_test(tc, test_left_to_the_backend);
     tcase_add_test(tc, test_refused);

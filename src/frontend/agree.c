@@ -400,32 +400,14 @@ static tcomm_status_t exchange_sizes(tcomm_comm_t *comm,
     return st;
 }
 
-/* all_to_all_v: every rank's size along concat_dim and send_sizes, so
- * that each knows what arrives from whom: recv[r] is the size along
- * concat_dim of rank r's piece for this rank (the token exchange: rank
- * r's send_sizes[me]; the transpose: rank r's size along concat_dim,
- * after checking that every rank passed the same send_sizes). Every rank
- * sees the same table, so every rank reaches the same verdict. */
-static tcomm_status_t exchange_v(tcomm_comm_t *comm, const tcomm_call_t *c,
-                                 size_t *recv)
+/* all_to_all_v's table of sizes, a row per rank (its size along
+ * concat_dim, then its send_sizes): recv[r] as exchange_v says. */
+static tcomm_status_t check_v(tcomm_comm_t *comm, const tcomm_call_t *c,
+                              const int64_t *all, size_t *recv)
 {
     int n = comm->world_size, me = comm->rank;
     size_t row = (size_t)n + 1;
-    int64_t *all = malloc(row * (size_t)n * sizeof *all);
-    int64_t *mine = malloc(row * sizeof *mine);
-    tcomm_status_t st;
-    if (!all || !mine) {
-        st = tcomm_error(TCOMM_ERR_NO_MEMORY, "%s: out of host memory",
-                         c->fn);
-        goto out;
-    }
-    mine[0] = (int64_t)c->in->shape[c->concat_dim];
-    for (int j = 0; j < n; j++)
-        mine[1 + j] = (int64_t)c->vsizes[j];
-    st = comm->ops->allgather_bytes(comm->state, mine, all,
-                                    row * sizeof *all);
-    if (st != TCOMM_SUCCESS)
-        goto out;
+    tcomm_status_t st = TCOMM_SUCCESS;
     size_t total = 0, extent = 0;
     for (int r = 0; r < n && st == TCOMM_SUCCESS; r++) {
         const int64_t *v = all + (size_t)r * row;
@@ -456,6 +438,41 @@ static tcomm_status_t exchange_v(tcomm_comm_t *comm, const tcomm_call_t *c,
         total += st == TCOMM_SUCCESS ? recv[r] : 0;
     }
     comm->a2a_extent_max = extent; /* the token mode's (tcomm_internal.h) */
+    return st;
+}
+
+/* all_to_all_v: every rank's size along concat_dim and send_sizes, so
+ * that each knows what arrives from whom: recv[r] is the size along
+ * concat_dim of rank r's piece for this rank (the token exchange: rank
+ * r's send_sizes[me]; the transpose: rank r's size along concat_dim,
+ * after checking that every rank passed the same send_sizes). Every rank
+ * sees the same table, so every rank reaches the same verdict. The table
+ * comes with the inputs where the round carried them (eager), else from
+ * one more exchange. */
+static tcomm_status_t exchange_v(tcomm_comm_t *comm, const tcomm_call_t *c,
+                                 size_t *recv, tcomm_eager_t *eager)
+{
+    int n = comm->world_size;
+    size_t row = (size_t)n + 1;
+    int64_t *all = malloc(row * (size_t)n * sizeof *all);
+    int64_t *mine = malloc(row * sizeof *mine);
+    tcomm_status_t st;
+    if (!all || !mine) {
+        st = tcomm_error(TCOMM_ERR_NO_MEMORY, "%s: out of host memory",
+                         c->fn);
+        goto out;
+    }
+    if (eager && eager->carried && tcomm_eager_v_table(comm, c, eager, all)) {
+        st = check_v(comm, c, all, recv);
+        goto out;
+    }
+    if (eager) /* another op: the blocks are gone */
+        eager->carried = 0;
+    tcomm_eager_v_header(comm, c, mine);
+    st = comm->ops->allgather_bytes(comm->state, mine, all,
+                                    row * sizeof *all);
+    if (st == TCOMM_SUCCESS)
+        st = check_v(comm, c, all, recv);
 out:
     free(all);
     free(mine);
@@ -536,7 +553,7 @@ static tcomm_status_t first_round(tcomm_comm_t *comm, const tcomm_call_t *c,
         return comm->ops->allreduce_min_i64(comm->state, mm, 2 * S_LEN);
     const void *data;
     size_t bytes;
-    tcomm_eager_offer(comm, c, local, &data, &bytes);
+    tcomm_eager_offer(comm, c, local, eager, &data, &bytes);
     return comm->ops->allreduce_min_i64_carry(comm->state, mm, 2 * S_LEN,
                                               data, bytes, eager->blocks,
                                               eager->lens, &eager->carried);
@@ -560,7 +577,7 @@ static tcomm_status_t agree(tcomm_comm_t *comm, const tcomm_call_t *call,
         if (local != TCOMM_SUCCESS || !(gather || a2av))
             return local;
         return gather ? exchange_sizes(comm, call, sizes)
-                      : exchange_v(comm, call, sizes);
+                      : exchange_v(comm, call, sizes, NULL);
     }
     int64_t h[H_LEN], mm[2 * S_LEN];
     encode(comm, call, local, h);
@@ -606,7 +623,7 @@ static tcomm_status_t agree(tcomm_comm_t *comm, const tcomm_call_t *call,
             eager->carried = 0;
         st = exchange_sizes(comm, call, sizes); /* uneven: one more round */
     } else if (a2av)
-        st = exchange_v(comm, call, sizes);
+        st = exchange_v(comm, call, sizes, eager);
 out:
     if (all && all != stack)
         free(all);

@@ -4,7 +4,7 @@
  * shared-memory round), each rank offers its input there, and once the
  * ranks agree every rank computes its output from the inputs it was
  * handed: the same fold in rank order, the same rows, as the backends'
- * algorithms. A checked call below TCOMM_EAGER_LIMIT then costs one round
+ * algorithms. A checked call below TCOMM_EAGER_BYTES then costs one round
  * instead of the round and the backend's collective. What a rank does
  * not offer (an input on a device, too large, a call it rejected) makes
  * every rank dispatch as usual: the backend tells each the same. */
@@ -16,12 +16,11 @@
 #include "tcomm_log.h"
 #include "tcomm_test_hooks.h"
 
-/* Inputs below this are offered: there one round of shared cache lines
- * beats the round and the backend's collective; from it the backend's
- * single-copy paths win (doc/performance.md). all_to_all's input of
- * exactly this size is offered too: its strided single copies start
- * slower. */
-#define TCOMM_EAGER_LIMIT 4096
+/* Inputs below TCOMM_EAGER_BYTES are offered: there one round of shared
+ * cache lines beats the round and the backend's collective; from it the
+ * backend's single-copy paths win (doc/performance.md). all_to_all's
+ * input of exactly this size is offered too: its strided single copies
+ * start slower. all_to_all_v's goes with its sizes. */
 
 static atomic_uint_fast64_t eager_calls;
 
@@ -39,29 +38,55 @@ static int eager_kind(tcomm_coll_kind_t kind)
     case TCOMM_COLL_BROADCAST:
     case TCOMM_COLL_ALL_TO_ALL:
     case TCOMM_COLL_REDUCE_SCATTER_V:
+    case TCOMM_COLL_ALL_TO_ALL_V:
         return 1;
-    default: /* barrier is its round already; all_to_all_v exchanges more */
+    default: /* barrier is its round already */
         return 0;
     }
 }
 
-static int small_enough(const tcomm_call_t *c)
+static size_t header_bytes(const tcomm_comm_t *comm, const tcomm_call_t *c)
 {
-    return c->in->nbytes < TCOMM_EAGER_LIMIT ||
-           (c->in->nbytes == TCOMM_EAGER_LIMIT &&
-            c->kind == TCOMM_COLL_ALL_TO_ALL);
+    return c->kind == TCOMM_COLL_ALL_TO_ALL_V
+               ? ((size_t)comm->world_size + 1) * sizeof(int64_t)
+               : 0;
+}
+
+static int small_enough(const tcomm_comm_t *comm, const tcomm_call_t *c)
+{
+    size_t bytes = header_bytes(comm, c) + c->in->nbytes;
+    return bytes < TCOMM_EAGER_BYTES ||
+           (bytes == TCOMM_EAGER_BYTES && c->kind == TCOMM_COLL_ALL_TO_ALL);
+}
+
+void tcomm_eager_v_header(const tcomm_comm_t *comm, const tcomm_call_t *c,
+                          int64_t *row)
+{
+    row[0] = (int64_t)c->in->shape[c->concat_dim];
+    for (int j = 0; j < comm->world_size; j++)
+        row[1 + j] = (int64_t)c->vsizes[j];
 }
 
 int tcomm_eager_offer(const tcomm_comm_t *comm, const tcomm_call_t *c,
-                      tcomm_status_t local, const void **data, size_t *bytes)
+                      tcomm_status_t local, tcomm_eager_t *e,
+                      const void **data, size_t *bytes)
 {
     const tcomm_tensor_t *in = c->in;
     *data = NULL;
     *bytes = 0;
     if (local != TCOMM_SUCCESS || !comm->check || !eager_kind(c->kind) ||
         comm->world_size > TCOMM_STACK_RANKS || !in->graph->space->is_host ||
-        !small_enough(c) || tcomm_test_hook(TCOMM_HOOK_NO_EAGER))
+        !small_enough(comm, c) || tcomm_test_hook(TCOMM_HOOK_NO_EAGER))
         return 0;
+    if (c->kind == TCOMM_COLL_ALL_TO_ALL_V) { /* the sizes, then the input */
+        size_t head = header_bytes(comm, c);
+        tcomm_eager_v_header(comm, c, e->offer);
+        if (in->nbytes)
+            memcpy((char *)e->offer + head, in->data, in->nbytes);
+        *data = e->offer;
+        *bytes = head + in->nbytes;
+        return 1;
+    }
     *data = in->data ? in->data : (const void *)in; /* 0 bytes: any */
     if (c->kind == TCOMM_COLL_BROADCAST && c->root != comm->rank)
         return 1; /* only the root's bytes are read */
@@ -104,7 +129,7 @@ static void reduce_scatter(const tcomm_call_t *c, int n, int me,
         return;
     }
     size_t row_in = in->shape[c->dim] * inner * es, row = len * inner * es;
-    char rows[TCOMM_EAGER_LIMIT]; /* out->nbytes <= in->nbytes */
+    char rows[TCOMM_EAGER_BYTES]; /* out->nbytes <= in->nbytes */
     tcomm_host_copy_rows(out->data, row, (const char *)blocks[0] + offset,
                          row_in, row, outer);
     for (int r = 1; r < n; r++) {
@@ -129,9 +154,27 @@ static void all_gather(const tcomm_call_t *c, int n, const void *const *blocks,
     }
 }
 
+/* A piece of rows_s rows of chunk bytes, s_stride apart at from, into
+ * rows_c rows of along bytes, c_stride apart at to (the same bytes, cut
+ * otherwise): one row copy where either side is packed, else two
+ * through a packed copy. */
+static void move_piece(char *to, size_t c_stride, size_t along,
+                       size_t rows_c, const char *from, size_t s_stride,
+                       size_t chunk, size_t rows_s)
+{
+    char piece[TCOMM_EAGER_BYTES]; /* an input's bytes at most */
+    if (rows_s == 1) {
+        tcomm_host_copy_rows(to, c_stride, from, along, along, rows_c);
+    } else if (rows_c == 1) {
+        tcomm_host_copy_rows(to, chunk, from, s_stride, chunk, rows_s);
+    } else {
+        tcomm_host_copy_rows(piece, chunk, from, s_stride, chunk, rows_s);
+        tcomm_host_copy_rows(to, c_stride, piece, along, along, rows_c);
+    }
+}
+
 /* Rank r's piece for this rank (its chunk me along split_dim) lands at
- * r's place along concat_dim: one row copy where the piece or its place
- * is packed, else two through a packed copy of the piece. */
+ * r's place along concat_dim. */
 static void all_to_all(const tcomm_call_t *c, int n, int me,
                        const void *const *blocks, tcomm_tensor_t *out)
 {
@@ -142,23 +185,80 @@ static void all_to_all(const tcomm_call_t *c, int n, int me,
     tcomm_dim_split(out, c->concat_dim, &c_outer, &c_inner);
     size_t chunk = in->shape[c->dim] / (size_t)n * s_inner * es;
     size_t along = out->shape[c->concat_dim] / (size_t)n * c_inner * es;
-    char piece[TCOMM_EAGER_LIMIT]; /* in->nbytes / n at most */
+    for (int r = 0; r < n; r++)
+        move_piece((char *)out->data + (size_t)r * along, along * (size_t)n,
+                   along, c_outer,
+                   (const char *)blocks[r] + (size_t)me * chunk,
+                   chunk * (size_t)n, chunk, s_outer);
+}
+
+/* Rank r's input, shaped as its header says: this rank's shape with
+ * rank r's sizes along split_dim (the sum of its send_sizes) and
+ * concat_dim. */
+static void shape_of(const tcomm_call_t *c, int n, const int64_t *h,
+                     size_t *shape)
+{
+    memcpy(shape, c->in->shape, sizeof(size_t) * (size_t)c->in->ndim);
+    size_t along = 0;
+    for (int j = 0; j < n; j++)
+        along += (size_t)h[1 + j];
+    shape[c->dim] = along;
+    if (c->concat_dim != c->dim)
+        shape[c->concat_dim] = (size_t)h[0];
+}
+
+/* The piece rank r sends here (its send_sizes[me] along split_dim at the
+ * sum of the earlier ones) lands at recv[0] + ... + recv[r-1] along
+ * concat_dim. */
+static void all_to_all_v(const tcomm_call_t *c, int n, int me,
+                         const tcomm_eager_t *e, const size_t *recv,
+                         tcomm_tensor_t *out)
+{
+    int nd = c->in->ndim, s = c->dim;
+    size_t es = tcomm_dtype_size(c->in->dtype), head = ((size_t)n + 1) * 8;
+    size_t c_outer, c_inner, shape[TCOMM_MAX_DIMS], at = 0;
+    tcomm_dim_split(out, c->concat_dim, &c_outer, &c_inner);
+    size_t c_row = out->shape[c->concat_dim] * c_inner * es;
     for (int r = 0; r < n; r++) {
-        const char *from = (const char *)blocks[r] + (size_t)me * chunk;
-        char *to = (char *)out->data + (size_t)r * along;
-        if (s_outer == 1) { /* the piece is packed in the block already */
-            tcomm_host_copy_rows(to, along * (size_t)n, from, along, along,
-                                 c_outer);
-        } else if (c_outer == 1) { /* its place in out is packed */
-            tcomm_host_copy_rows(to, chunk, from, chunk * (size_t)n, chunk,
-                                 s_outer);
-        } else {
-            tcomm_host_copy_rows(piece, chunk, from, chunk * (size_t)n,
-                                 chunk, s_outer);
-            tcomm_host_copy_rows(to, along * (size_t)n, piece, along, along,
-                                 c_outer);
-        }
+        const int64_t *h = e->blocks[r];
+        size_t off = 0;
+        for (int j = 0; j < me; j++)
+            off += (size_t)h[1 + j];
+        shape_of(c, n, h, shape);
+        size_t s_outer = tcomm_shape_prod(shape, 0, s);
+        size_t s_inner = tcomm_shape_prod(shape, s + 1, nd) * es;
+        size_t along = recv[r] * c_inner * es;
+        move_piece((char *)out->data + at, c_row, along, c_outer,
+                   (const char *)e->blocks[r] + head,
+                   shape[s] * s_inner, (size_t)h[1 + me] * s_inner, s_outer);
+        at += along;
     }
+}
+
+int tcomm_eager_v_table(const tcomm_comm_t *comm, const tcomm_call_t *c,
+                        const tcomm_eager_t *e, int64_t *all)
+{
+    int n = comm->world_size;
+    size_t head = header_bytes(comm, c), row = (size_t)n + 1;
+    for (int r = 0; r < n; r++) {
+        const int64_t *h = e->blocks[r];
+        if (e->lens[r] < head)
+            return 0;
+        memcpy(all + (size_t)r * row, h, head);
+        /* the bytes its sizes imply, each bounded first: no overflow */
+        size_t shape[TCOMM_MAX_DIMS], bytes = tcomm_dtype_size(c->in->dtype);
+        for (size_t i = 0; i < row; i++)
+            if (h[i] < 0 || h[i] > TCOMM_EAGER_BYTES)
+                return 0;
+        shape_of(c, n, h, shape);
+        for (int d = 0; d < c->in->ndim; d++)
+            if (__builtin_mul_overflow(bytes, shape[d], &bytes))
+                return 0;
+        if (head + bytes != e->lens[r] ||
+            (c->dim == c->concat_dim && shape[c->dim] != (size_t)h[0]))
+            return 0;
+    }
+    return 1;
 }
 
 /* What every rank handed over must be what the agreed call implies;
@@ -169,6 +269,8 @@ static int lengths_fit(const tcomm_call_t *c, int n, const size_t *lens,
     const tcomm_tensor_t *in = c->in;
     if (c->kind == TCOMM_COLL_BROADCAST)
         return lens[c->root] == in->nbytes;
+    if (c->kind == TCOMM_COLL_ALL_TO_ALL_V) /* tcomm_eager_v_table did */
+        return 1;
     size_t each = in->nbytes, outer, inner;
     tcomm_dim_split(in, c->dim, &outer, &inner);
     for (int r = 0; r < n; r++) {
@@ -209,6 +311,9 @@ tcomm_status_t tcomm_eager_run(const tcomm_comm_t *comm,
         break;
     case TCOMM_COLL_ALL_TO_ALL:
         all_to_all(c, n, me, e->blocks, out);
+        break;
+    case TCOMM_COLL_ALL_TO_ALL_V:
+        all_to_all_v(c, n, me, e, sizes, out);
         break;
     default: /* reduce_scatter and its uneven form */
         reduce_scatter(c, n, me, e->blocks, out);

@@ -136,22 +136,36 @@ static inline int tcomm_agrees(const tcomm_comm_t *comm)
 /* A call completed in the agreement's exchange (src/frontend/eager.c),
  * where the backend carried every rank's input: blocks[r] holds rank r's
  * lens[r] bytes until the next backend op. */
+#define TCOMM_EAGER_BYTES 4096 /* what a rank offers, at most */
 typedef struct {
     const void *blocks[TCOMM_STACK_RANKS];
     size_t lens[TCOMM_STACK_RANKS];
     int carried; /* 1: complete the call with tcomm_eager_run */
+    /* all_to_all_v's offer: its sizes (tcomm_eager_v_header), then its
+     * input */
+    int64_t offer[TCOMM_EAGER_BYTES / sizeof(int64_t)];
 } tcomm_eager_t;
 
 /* Whether this rank offers its input to the round (*data, *bytes: what):
  * checked mode, a call without local error, an input in host memory of
- * less than TCOMM_EAGER_LIMIT (4 KiB; all_to_all: at most). */
+ * less than TCOMM_EAGER_BYTES (all_to_all: at most; all_to_all_v: with
+ * its sizes). */
 int tcomm_eager_offer(const tcomm_comm_t *comm, const tcomm_call_t *c,
-                      tcomm_status_t local, const void **data,
-                      size_t *bytes);
+                      tcomm_status_t local, tcomm_eager_t *e,
+                      const void **data, size_t *bytes);
+/* all_to_all_v's sizes, as every rank sends them: its size along
+ * concat_dim, then send_sizes (world size + 1 values). */
+void tcomm_eager_v_header(const tcomm_comm_t *comm, const tcomm_call_t *c,
+                          int64_t *row);
+/* all_to_all_v: the table of every rank's header from the blocks
+ * carried; 0 (every rank alike) where a block does not hold what its
+ * header says, and then the table must be exchanged. */
+int tcomm_eager_v_table(const tcomm_comm_t *comm, const tcomm_call_t *c,
+                        const tcomm_eager_t *e, int64_t *all);
 /* Calls completed by tcomm_eager_run in this process (for the tests). */
 uint64_t tcomm_eager_calls(void);
 /* The agreed call's output from the inputs carried (sizes: all_gather's,
- * as tcomm_agree gave them). */
+ * or all_to_all_v's recv sizes, as tcomm_agree gave them). */
 tcomm_status_t tcomm_eager_run(const tcomm_comm_t *comm,
                                const tcomm_call_t *c,
                                const tcomm_eager_t *e, const size_t *sizes,
