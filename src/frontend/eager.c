@@ -229,7 +229,7 @@ static void all_to_all_v(const tcomm_call_t *c, int n, int me,
         size_t s_inner = tcomm_shape_prod(shape, s + 1, nd) * es;
         size_t along = recv[r] * c_inner * es;
         move_piece((char *)out->data + at, c_row, along, c_outer,
-                   (const char *)e->blocks[r] + head,
+                   (const char *)e->blocks[r] + head + off * s_inner,
                    shape[s] * s_inner, (size_t)h[1 + me] * s_inner, s_outer);
         at += along;
     }
