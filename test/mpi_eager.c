@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* MPI suite of the small calls completed in the agreement's round
  * (src/frontend/eager.c, src/mpi/node/shm_min.c), 1-4 ranks: every kind
- * it takes (all_to_all_v with its sizes), over every dtype and op, against a reference computed here
- * from every rank's input formula, with the count of eager calls saying
- * that the round completed them; and the calls it must leave to the
- * backend (a rank that offers nothing, 4 KiB and more, uneven gathers,
- * unchecked mode) and those the agreement refuses (no output changed). */
+ * it takes (all_to_all_v with its sizes), over every dtype and op,
+ * against a reference computed here from every rank's input formula,
+ * with the count of eager calls saying that the round completed them;
+ * and the calls it must leave to the backend (a rank that offers
+ * nothing, 4 KiB and more, uneven gathers, unchecked mode,
+ * TCOMM_SINGLE_COPY=0) and those the agreement refuses (no output
+ * changed). */
 #include <check.h>
 #include <mpi.h>
 #include <stdint.h>
@@ -509,6 +511,29 @@ START_TEST(test_left_to_the_backend)
 }
 END_TEST
 
+/* TCOMM_SINGLE_COPY=0 (on one rank is enough): MPI messages only. */
+START_TEST(test_single_copy_off)
+{
+    ck_assert_int_eq(tcomm_comm_destroy(comm), TCOMM_SUCCESS);
+    setenv("TCOMM_SINGLE_COPY", rank == 0 ? "0" : "1", 1);
+    tcomm_config_reload();
+    ck_assert_int_eq(tcomm_comm_create_mpi(MPI_COMM_WORLD, &comm),
+                     TCOMM_SUCCESS);
+    unsetenv("TCOMM_SINGLE_COPY");
+    tcomm_config_reload();
+    tcomm_tensor_t *in = input(TCOMM_F32, rank, 3, shape3), *out;
+    uint64_t before = tcomm_eager_calls();
+    ck_assert_int_eq(tcomm_all_reduce(comm, in, TCOMM_SUM, &out),
+                     TCOMM_SUCCESS);
+    expect_eager(before, 0);
+    for (size_t i = 0; i < 144; i++)
+        ck_assert_double_eq(get(TCOMM_F32, tcomm_tensor_data(out), i),
+                            fold(TCOMM_SUM, i));
+    tcomm_tensor_release(out);
+    tcomm_tensor_release(in);
+}
+END_TEST
+
 /* Ranks that disagree, or one that rejects the call: an error on every
  * rank, the output untouched, nothing completed eagerly. */
 START_TEST(test_refused)
@@ -559,6 +584,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, test_all_to_all_v);
     tcase_add_test(tc, test_in_place);
     tcase_add_test(tc, test_left_to_the_backend);
+    tcase_add_test(tc, test_single_copy_off);
     tcase_add_test(tc, test_refused);
     suite_add_tcase(s, tc);
     TCase *det = tcase_create("deterministic");

@@ -45,8 +45,9 @@ static const tcomm_setting_t settings[] = {
      "node's other ranks map, and on one node the collectives copy "
      "between the ranks' tensors directly (memcpy through the mapped "
      "arenas, process_vm_readv/writev for wrapped buffers) when the "
-     "kernel allows it; 0 on any rank: MPI messages only (private host "
-     "memory if set before the first tensor)",
+     "kernel allows it, and checked calls below 4 KiB travel with the "
+     "agreement's shared-memory round; 0 on any rank: MPI messages only "
+     "(private host memory if set before the first tensor)",
      tcomm_parse_bool, FIELD(single_copy)},
     {"TCOMM_PROGRESS", "thread",
      "thread: a nonblocking collective runs on a progress thread of its "
