@@ -492,7 +492,8 @@ START_TEST(test_left_to_the_backend)
     expect_eager(before, 1);
     tcomm_tensor_release(out);
     tcomm_tensor_release(in);
-    /* all_to_all of 4 KiB is too (3 ranks do not divide it) */
+    /* all_to_all and reduce_scatter of 4 KiB are too (3 ranks do not
+     * divide it) */
     len = 4096;
     in = input(TCOMM_U8, rank, 1, &len);
     before = tcomm_eager_calls();
@@ -505,6 +506,14 @@ START_TEST(test_left_to_the_backend)
             ck_assert_double_eq(get(TCOMM_U8, tcomm_tensor_data(out), i),
                                 value((int)(i / chunk),
                                       (size_t)rank * chunk + i % chunk));
+        tcomm_tensor_release(out);
+        before = tcomm_eager_calls();
+        ck_assert_int_eq(tcomm_reduce_scatter(comm, in, TCOMM_MAX, 0, &out),
+                         TCOMM_SUCCESS);
+        expect_eager(before, 1);
+        for (size_t i = 0; i < chunk; i++)
+            ck_assert_double_eq(get(TCOMM_U8, tcomm_tensor_data(out), i),
+                                fold(TCOMM_MAX, (size_t)rank * chunk + i));
         tcomm_tensor_release(out);
     }
     tcomm_tensor_release(in);

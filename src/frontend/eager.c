@@ -18,9 +18,10 @@
 
 /* Inputs below TCOMM_EAGER_BYTES are offered: there one round of shared
  * cache lines beats the round and the backend's collective; from it the
- * backend's single-copy paths win (doc/performance.md). all_to_all's
- * input of exactly this size is offered too: its strided single copies
- * start slower. all_to_all_v's goes with its sizes. */
+ * backend's single-copy paths win (doc/performance.md). all_to_all's and
+ * reduce_scatter's inputs of exactly this size are offered too: the
+ * strided single copies and the tier's fold of short rows start slower.
+ * all_to_all_v's goes with its sizes. */
 
 static atomic_uint_fast64_t eager_calls;
 
@@ -56,7 +57,9 @@ static int small_enough(const tcomm_comm_t *comm, const tcomm_call_t *c)
 {
     size_t bytes = header_bytes(comm, c) + c->in->nbytes;
     return bytes < TCOMM_EAGER_BYTES ||
-           (bytes == TCOMM_EAGER_BYTES && c->kind == TCOMM_COLL_ALL_TO_ALL);
+           (bytes == TCOMM_EAGER_BYTES &&
+            (c->kind == TCOMM_COLL_ALL_TO_ALL ||
+             c->kind == TCOMM_COLL_REDUCE_SCATTER));
 }
 
 void tcomm_eager_v_header(const tcomm_comm_t *comm, const tcomm_call_t *c,

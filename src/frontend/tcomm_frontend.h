@@ -148,8 +148,8 @@ typedef struct {
 
 /* Whether this rank offers its input to the round (*data, *bytes: what):
  * checked mode, a call without local error, an input in host memory of
- * less than TCOMM_EAGER_BYTES (all_to_all: at most; all_to_all_v: with
- * its sizes). */
+ * less than TCOMM_EAGER_BYTES (all_to_all, reduce_scatter: at most;
+ * all_to_all_v: with its sizes). */
 int tcomm_eager_offer(const tcomm_comm_t *comm, const tcomm_call_t *c,
                       tcomm_status_t local, tcomm_eager_t *e,
                       const void **data, size_t *bytes);
