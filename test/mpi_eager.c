@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi_reference.h"
 #include "mpi_suite.h"
 #include "tcomm.h"
 #include "tcomm_config.h"
@@ -33,67 +34,6 @@ static double value(int r, size_t i)
     return (double)((r + 1) * 3 + (int)(i % 5));
 }
 
-static uint16_t to_half(float f) /* exact for the values above */
-{
-    uint32_t b;
-    memcpy(&b, &f, 4);
-    if (f == 0)
-        return 0;
-    return (uint16_t)((b >> 16 & 0x8000) | ((b >> 23 & 0xff) - 112) << 10 |
-                      (b & 0x7fffff) >> 13);
-}
-
-static float from_half(uint16_t h)
-{
-    uint32_t b = h & 0x7fff ? (uint32_t)(h & 0x8000) << 16 |
-                                  ((uint32_t)(h >> 10 & 0x1f) + 112) << 23 |
-                                  (uint32_t)(h & 0x3ff) << 13
-                            : (uint32_t)(h & 0x8000) << 16;
-    float f;
-    memcpy(&f, &b, 4);
-    return f;
-}
-
-static void put(tcomm_dtype_t dt, void *p, size_t i, double v)
-{
-    float f = (float)v;
-    uint32_t b;
-    switch (dt) {
-    case TCOMM_U8: ((uint8_t *)p)[i] = (uint8_t)v; break;
-    case TCOMM_I8: ((int8_t *)p)[i] = (int8_t)v; break;
-    case TCOMM_I32: ((int32_t *)p)[i] = (int32_t)v; break;
-    case TCOMM_U32: ((uint32_t *)p)[i] = (uint32_t)v; break;
-    case TCOMM_I64: ((int64_t *)p)[i] = (int64_t)v; break;
-    case TCOMM_F16: ((uint16_t *)p)[i] = to_half(f); break;
-    case TCOMM_BF16:
-        memcpy(&b, &f, 4);
-        ((uint16_t *)p)[i] = (uint16_t)(b >> 16);
-        break;
-    case TCOMM_F32: ((float *)p)[i] = f; break;
-    default: ((double *)p)[i] = v; break;
-    }
-}
-
-static double get(tcomm_dtype_t dt, const void *p, size_t i)
-{
-    uint32_t b;
-    float f;
-    switch (dt) {
-    case TCOMM_U8: return ((const uint8_t *)p)[i];
-    case TCOMM_I8: return ((const int8_t *)p)[i];
-    case TCOMM_I32: return ((const int32_t *)p)[i];
-    case TCOMM_U32: return ((const uint32_t *)p)[i];
-    case TCOMM_I64: return (double)((const int64_t *)p)[i];
-    case TCOMM_F16: return from_half(((const uint16_t *)p)[i]);
-    case TCOMM_BF16:
-        b = (uint32_t)((const uint16_t *)p)[i] << 16;
-        memcpy(&f, &b, 4);
-        return f;
-    case TCOMM_F32: return ((const float *)p)[i];
-    default: return ((const double *)p)[i];
-    }
-}
-
 static tcomm_tensor_t *input(tcomm_dtype_t dt, int r, int ndim,
                              const size_t *shape)
 {
@@ -103,14 +43,15 @@ static tcomm_tensor_t *input(tcomm_dtype_t dt, int r, int ndim,
     size_t n = tcomm_tensor_numel(t);
     ck_assert_uint_le(n, MAXN);
     for (size_t i = 0; i < n; i++)
-        put(dt, tcomm_tensor_data(t), i, value(r, i));
+        ref_store(dt, tcomm_tensor_data(t), i, value(r, i));
     return t;
 }
 
 static void expect_input_kept(const tcomm_tensor_t *t)
 {
+    tcomm_dtype_t dt = tcomm_tensor_dtype(t);
     for (size_t i = 0; i < tcomm_tensor_numel(t); i++)
-        ck_assert_double_eq(get(tcomm_tensor_dtype(t), tcomm_tensor_data(t), i),
+        ck_assert_double_eq(ref_load(dt, tcomm_tensor_data(t), i),
                             value(rank, i));
 }
 
@@ -207,7 +148,7 @@ START_TEST(test_reductions)
                              TCOMM_SUCCESS);
             expect_eager(before, 1);
             for (size_t i = 0; i < 144; i++)
-                check_close(dt, get(dt, tcomm_tensor_data(out), i),
+                check_close(dt, ref_load(dt, tcomm_tensor_data(out), i),
                             fold(op, i));
             expect_input_kept(in);
             tcomm_tensor_release(out);
@@ -226,7 +167,7 @@ START_TEST(test_reductions)
                     for (size_t k = 0; k < len * inner; k++)
                         check_close(
                             dt,
-                            get(dt, tcomm_tensor_data(out),
+                            ref_load(dt, tcomm_tensor_data(out),
                                 o * len * inner + k),
                             fold(op, o * shape3[dim] * inner +
                                          (size_t)rank * len * inner + k));
@@ -255,7 +196,7 @@ START_TEST(test_reduce_scatter_v)
     for (size_t o = 0; o < 2; o++)
         for (size_t k = 0; k < sizes[rank] * 6; k++)
             ck_assert_double_eq(
-                get(TCOMM_F32, tcomm_tensor_data(out),
+                ref_load(TCOMM_F32, tcomm_tensor_data(out),
                     o * sizes[rank] * 6 + k),
                 fold(TCOMM_SUM, o * 72 + off * 6 + k));
     tcomm_tensor_release(out);
@@ -280,7 +221,7 @@ START_TEST(test_gather_and_broadcast)
                 for (int r = 0; r < np; r++)
                     for (size_t k = 0; k < piece; k++)
                         ck_assert_double_eq(
-                            get(dt, tcomm_tensor_data(out),
+                            ref_load(dt, tcomm_tensor_data(out),
                                 (o * (size_t)np + (size_t)r) * piece + k),
                             value(r, o * piece + k));
             tcomm_tensor_release(out);
@@ -291,7 +232,7 @@ START_TEST(test_gather_and_broadcast)
                              TCOMM_SUCCESS);
             expect_eager(before, 1);
             for (size_t i = 0; i < 144; i++)
-                ck_assert_double_eq(get(dt, tcomm_tensor_data(out), i),
+                ck_assert_double_eq(ref_load(dt, tcomm_tensor_data(out), i),
                                     value(root, i));
             tcomm_tensor_release(out);
         }
@@ -324,7 +265,7 @@ START_TEST(test_all_to_all)
                     idx[c] %= along;
                     idx[s] += (size_t)rank * chunk;
                     ck_assert_double_eq(
-                        get(TCOMM_F64, tcomm_tensor_data(out),
+                        ref_load(TCOMM_F64, tcomm_tensor_data(out),
                             i * oshape[1] + j),
                         value(r, idx[0] * 12 + idx[1]));
                 }
@@ -353,7 +294,7 @@ START_TEST(test_all_to_all_v)
         for (int j = 0; j < rank; j++)
             from += (size_t)((r + j) % 3 + 1);
         for (size_t i = 0; i < rows * 3; i++)
-            ck_assert_double_eq(get(TCOMM_I32, tcomm_tensor_data(out),
+            ck_assert_double_eq(ref_load(TCOMM_I32, tcomm_tensor_data(out),
                                     off * 3 + i),
                                 value(r, from * 3 + i));
         off += rows;
@@ -378,7 +319,7 @@ START_TEST(test_all_to_all_v)
     for (int r = 0; r < np; r++) {
         for (size_t i = 0; i <= (size_t)r; i++)
             for (size_t k = 0; k < mine; k++)
-                ck_assert_double_eq(get(TCOMM_F32, tcomm_tensor_data(out),
+                ck_assert_double_eq(ref_load(TCOMM_F32, tcomm_tensor_data(out),
                                         (at + i) * mine + k),
                                     value(r, i * width + col + k));
         at += (size_t)r + 1;
@@ -396,14 +337,14 @@ START_TEST(test_in_place)
                      TCOMM_SUCCESS);
     expect_eager(before, 1);
     for (size_t i = 0; i < 144; i++)
-        ck_assert_double_eq(get(TCOMM_F32, tcomm_tensor_data(t), i),
+        ck_assert_double_eq(ref_load(TCOMM_F32, tcomm_tensor_data(t), i),
                             fold(TCOMM_MAX, i));
     tcomm_tensor_release(t);
     t = input(TCOMM_F32, rank, 3, shape3);
     ck_assert_int_eq(tcomm_broadcast_into(comm, t, np - 1, t),
                      TCOMM_SUCCESS);
     for (size_t i = 0; i < 144; i++)
-        ck_assert_double_eq(get(TCOMM_F32, tcomm_tensor_data(t), i),
+        ck_assert_double_eq(ref_load(TCOMM_F32, tcomm_tensor_data(t), i),
                             value(np - 1, i));
     tcomm_tensor_release(t);
 }
@@ -460,7 +401,7 @@ START_TEST(test_left_to_the_backend)
             size_t lr = c == 2 ? (size_t)r + 1 : len;
             for (size_t k = 0; k < lr; k++)
                 ck_assert_double_eq(
-                    get(TCOMM_F32, tcomm_tensor_data(out), at + k),
+                    ref_load(TCOMM_F32, tcomm_tensor_data(out), at + k),
                     value(r, k));
             at += lr;
         }
@@ -470,8 +411,9 @@ START_TEST(test_left_to_the_backend)
             ck_assert_int_eq(tcomm_all_reduce(comm, in, TCOMM_SUM, &out),
                              TCOMM_SUCCESS);
             expect_eager(before, 0);
+            const void *o = tcomm_tensor_data(out);
             for (size_t i = 0; i < len; i++)
-                ck_assert_double_eq(get(TCOMM_F32, tcomm_tensor_data(out), i),
+                ck_assert_double_eq(ref_load(TCOMM_F32, o, i),
                                     fold(TCOMM_SUM, i));
             tcomm_tensor_release(out);
         }
@@ -503,7 +445,7 @@ START_TEST(test_left_to_the_backend)
         expect_eager(before, 1);
         size_t chunk = len / (size_t)np;
         for (size_t i = 0; i < len; i++)
-            ck_assert_double_eq(get(TCOMM_U8, tcomm_tensor_data(out), i),
+            ck_assert_double_eq(ref_load(TCOMM_U8, tcomm_tensor_data(out), i),
                                 value((int)(i / chunk),
                                       (size_t)rank * chunk + i % chunk));
         tcomm_tensor_release(out);
@@ -512,7 +454,7 @@ START_TEST(test_left_to_the_backend)
                          TCOMM_SUCCESS);
         expect_eager(before, 1);
         for (size_t i = 0; i < chunk; i++)
-            ck_assert_double_eq(get(TCOMM_U8, tcomm_tensor_data(out), i),
+            ck_assert_double_eq(ref_load(TCOMM_U8, tcomm_tensor_data(out), i),
                                 fold(TCOMM_MAX, (size_t)rank * chunk + i));
         tcomm_tensor_release(out);
     }
@@ -536,7 +478,7 @@ START_TEST(test_single_copy_off)
                      TCOMM_SUCCESS);
     expect_eager(before, 0);
     for (size_t i = 0; i < 144; i++)
-        ck_assert_double_eq(get(TCOMM_F32, tcomm_tensor_data(out), i),
+        ck_assert_double_eq(ref_load(TCOMM_F32, tcomm_tensor_data(out), i),
                             fold(TCOMM_SUM, i));
     tcomm_tensor_release(out);
     tcomm_tensor_release(in);
