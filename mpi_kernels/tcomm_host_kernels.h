@@ -28,6 +28,11 @@ void tcomm_host_divide(tcomm_dtype_t dtype, void *buf, size_t n,
 void tcomm_host_add(tcomm_dtype_t dtype, const void *a, const void *b,
                     void *out, size_t n);
 
+/* Copy rows of row_bytes from src (stride sstride) to dst (stride
+ * dstride), rows times: the row copy of the reshaping below. */
+void tcomm_host_copy_rows(void *dst, size_t dstride, const void *src,
+                          size_t sstride, size_t row_bytes, size_t rows);
+
 /* Reshaping along a dim. A tensor is viewed as [outer][len][...] rows.
  *
  * gather_unpack: src holds nranks blocks back to back, block r being
@@ -41,10 +46,6 @@ void tcomm_host_add(tcomm_dtype_t dtype, const void *a, const void *b,
  * split_pack: gather_unpack's inverse, scatter_pack with uneven blocks:
  * src is [outer][sum(seg)]; dst holds nranks blocks back to back, block r
  * being [outer][seg[r]] taken from columns at offset sum(seg[0..r)). */
-/* Copy rows of row_bytes from src (stride sstride) to dst (stride
- * dstride), rows times: the row copy of the three below. */
-void tcomm_host_copy_rows(void *dst, size_t dstride, const void *src,
-                          size_t sstride, size_t row_bytes, size_t rows);
 void tcomm_host_gather_unpack(const void *src, void *dst, size_t elsize,
                               size_t outer, int nranks, const size_t *seg);
 void tcomm_host_scatter_pack(const void *src, void *dst, size_t elsize,

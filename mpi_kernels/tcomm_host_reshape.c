@@ -72,7 +72,7 @@ void tcomm_host_gather_unpack(const void *src, void *dst, size_t elsize,
         total += seg[r];
     for (r = 0; r < nranks; r++) {
         tcomm_host_copy_rows((char *)dst + col * elsize, total * elsize, s,
-                  seg[r] * elsize, seg[r] * elsize, outer);
+                             seg[r] * elsize, seg[r] * elsize, outer);
         s += outer * seg[r] * elsize;
         col += seg[r];
     }

@@ -156,8 +156,9 @@ static tcomm_status_t run_call(tcomm_comm_t *comm, const tcomm_call_t *c)
         st = alloc_output(c, me, n, sizes, &fresh);
     if (st == TCOMM_SUCCESS && agreement_was_barrier(comm, c))
         TCOMM_TRACE_PATH("agreement");
-    if (st == TCOMM_SUCCESS && eager.carried) {
-        st = tcomm_eager_run(comm, c, &eager, sizes, c->into ? c->into : fresh);
+    if (st == TCOMM_SUCCESS && eager.carried) { /* no op to dispatch */
+        st = tcomm_eager_run(comm, c, &eager, sizes,
+                             c->into ? c->into : fresh);
     } else if (st == TCOMM_SUCCESS && !agreement_was_barrier(comm, c)) {
         st = dispatch(comm, c, sizes, c->into ? c->into : fresh);
         if (st != TCOMM_SUCCESS)
