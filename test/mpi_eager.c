@@ -89,14 +89,20 @@ static void teardown(void)
     tcomm_config_reload();
 }
 
-static void setup_deterministic(void)
+/* comm made again with setting name = value in force. */
+static void remake_comm(const char *name, const char *value)
 {
-    setup();
     ck_assert_int_eq(tcomm_comm_destroy(comm), TCOMM_SUCCESS);
-    setenv("TCOMM_DETERMINISTIC", "1", 1);
+    setenv(name, value, 1);
     tcomm_config_reload();
     ck_assert_int_eq(tcomm_comm_create_mpi(MPI_COMM_WORLD, &comm),
                      TCOMM_SUCCESS);
+}
+
+static void setup_deterministic(void)
+{
+    setup();
+    remake_comm("TCOMM_DETERMINISTIC", "1");
 }
 
 /* One more eager call on this rank (none at one rank: the front end
@@ -386,11 +392,7 @@ START_TEST(test_left_to_the_backend)
         if (c == 0)
             tcomm_test_set_hook(TCOMM_HOOK_NO_EAGER, rank == np - 1);
         if (c == 3) {
-            ck_assert_int_eq(tcomm_comm_destroy(comm), TCOMM_SUCCESS);
-            setenv("TCOMM_CHECK", "0", 1);
-            tcomm_config_reload();
-            ck_assert_int_eq(tcomm_comm_create_mpi(MPI_COMM_WORLD, &comm),
-                             TCOMM_SUCCESS);
+            remake_comm("TCOMM_CHECK", "0");
         }
         tcomm_tensor_t *in = input(TCOMM_F32, rank, 1, &len), *out;
         uint64_t before = tcomm_eager_calls();
@@ -421,11 +423,7 @@ START_TEST(test_left_to_the_backend)
         tcomm_test_set_hook(TCOMM_HOOK_NO_EAGER, 0);
     }
     /* just below 4 KiB it is eager again (checked mode is back) */
-    ck_assert_int_eq(tcomm_comm_destroy(comm), TCOMM_SUCCESS);
-    setenv("TCOMM_CHECK", "1", 1);
-    tcomm_config_reload();
-    ck_assert_int_eq(tcomm_comm_create_mpi(MPI_COMM_WORLD, &comm),
-                     TCOMM_SUCCESS);
+    remake_comm("TCOMM_CHECK", "1");
     size_t len = 1023;
     tcomm_tensor_t *in = input(TCOMM_F32, rank, 1, &len), *out;
     uint64_t before = tcomm_eager_calls();
@@ -465,11 +463,7 @@ END_TEST
 /* TCOMM_SINGLE_COPY=0 (on one rank is enough): MPI messages only. */
 START_TEST(test_single_copy_off)
 {
-    ck_assert_int_eq(tcomm_comm_destroy(comm), TCOMM_SUCCESS);
-    setenv("TCOMM_SINGLE_COPY", rank == 0 ? "0" : "1", 1);
-    tcomm_config_reload();
-    ck_assert_int_eq(tcomm_comm_create_mpi(MPI_COMM_WORLD, &comm),
-                     TCOMM_SUCCESS);
+    remake_comm("TCOMM_SINGLE_COPY", rank == 0 ? "0" : "1");
     unsetenv("TCOMM_SINGLE_COPY");
     tcomm_config_reload();
     tcomm_tensor_t *in = input(TCOMM_F32, rank, 3, shape3), *out;

@@ -454,20 +454,20 @@ static tcomm_status_t exchange_v(tcomm_comm_t *comm, const tcomm_call_t *c,
 {
     int n = comm->world_size;
     size_t row = (size_t)n + 1;
-    int64_t *all = malloc(row * (size_t)n * sizeof *all);
-    int64_t *mine = malloc(row * sizeof *mine);
+    int64_t *all = malloc(row * (size_t)n * sizeof *all), *mine = NULL;
     tcomm_status_t st;
-    if (!all || !mine) {
-        st = tcomm_error(TCOMM_ERR_NO_MEMORY, "%s: out of host memory",
-                         c->fn);
-        goto out;
-    }
-    if (eager && eager->carried && tcomm_eager_v_table(comm, c, eager, all)) {
+    if (all && eager && eager->carried &&
+        tcomm_eager_v_table(comm, c, eager, all)) {
         st = check_v(comm, c, all, recv);
         goto out;
     }
     if (eager) /* another op: the blocks are gone */
         eager->carried = 0;
+    if (!all || !(mine = malloc(row * sizeof *mine))) {
+        st = tcomm_error(TCOMM_ERR_NO_MEMORY, "%s: out of host memory",
+                         c->fn);
+        goto out;
+    }
     tcomm_eager_v_header(comm, c, mine);
     st = comm->ops->allgather_bytes(comm->state, mine, all,
                                     row * sizeof *all);

@@ -197,7 +197,6 @@ int tcomm_shm_min_carry(tcomm_shm_min_t *s, int64_t *values, int count,
     uint64_t round = ++s->round;
     slot_t *mine = slot(s, s->rank, round);
     int64_t v[TCOMM_SHM_MIN_MAX];
-    int carried = 1;
 
     mine->half = (int16_t)is_plus_minus(values, count);
     mine->n = (int16_t)(mine->half ? count / 2 : count);
@@ -212,7 +211,7 @@ int tcomm_shm_min_carry(tcomm_shm_min_t *s, int64_t *values, int count,
         blocks[s->rank] = &mine->v[mine->n];
         lens[s->rank] = (size_t)mine->carry;
     }
-    carried = mine->carry >= 0;
+    int carried = mine->carry >= 0;
     atomic_store_explicit(&mine->round, round, memory_order_release);
     for (int k = 1; k < s->size; k++) {
         int r = (s->rank + k) % s->size;
