@@ -17,6 +17,34 @@ void a2a_equal_ranks(a2a_rank_t *rk, int nranks, int nd, const size_t *shape,
     }
 }
 
+void a2a_token_ranks(a2a_rank_t *rk, int nranks, int nd, const size_t *base,
+                     int split, int seed, size_t unit)
+{
+    for (int r = 0; r < nranks; r++) {
+        memcpy(rk[r].shape, base, (size_t)nd * sizeof *base);
+        rk[r].shape[split] = 0;
+        for (int j = 0; j < nranks; j++) {
+            rk[r].send[j] = (size_t)((r + 2 * j + seed) % 4) * unit;
+            rk[r].shape[split] += rk[r].send[j];
+        }
+    }
+}
+
+void a2a_transpose_ranks(a2a_rank_t *rk, int nranks, int nd,
+                         const size_t *base, int split, int concat, int seed,
+                         size_t unit)
+{
+    for (int r = 0; r < nranks; r++) {
+        memcpy(rk[r].shape, base, (size_t)nd * sizeof *base);
+        rk[r].shape[split] = 0;
+        for (int j = 0; j < nranks; j++) {
+            rk[r].send[j] = (size_t)((2 * j + 1 + seed) % 3) * unit;
+            rk[r].shape[split] += rk[r].send[j];
+        }
+        rk[r].shape[concat] = (size_t)((r + seed) % 3) * unit;
+    }
+}
+
 static size_t flat(int nd, const size_t *shape, const size_t *idx)
 {
     size_t f = 0;

@@ -23,6 +23,18 @@ typedef struct {
 void a2a_equal_ranks(a2a_rank_t *rk, int nranks, int nd, const size_t *shape,
                      int split);
 
+/* Token mode: split == concat, each rank's send_sizes its own, (r + 2j +
+ * seed) % 4 units (zeros included), so its size along the dim is its own
+ * too; the other dims as base. */
+void a2a_token_ranks(a2a_rank_t *rk, int nranks, int nd, const size_t *base,
+                     int split, int seed, size_t unit);
+/* Transpose mode: the same send_sizes everywhere, (2j + 1 + seed) % 3
+ * units (zeros included), the ranks' sizes along concat their own,
+ * (r + seed) % 3 units (a rank with 0 included). */
+void a2a_transpose_ranks(a2a_rank_t *rk, int nranks, int nd,
+                         const size_t *base, int split, int concat, int seed,
+                         size_t unit);
+
 /* Rank me's expected output for (split, concat): its shape into oshape
  * and its values (in double, oshape's row-major order) into a new array
  * *want; returns the number of elements, or (size_t)-1 if the pieces do

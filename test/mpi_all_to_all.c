@@ -144,37 +144,6 @@ START_TEST(equal_empty)
 }
 END_TEST
 
-/* Token mode: split == concat, each rank's send_sizes its own (zeros
- * included), so its size along the dim is its own too. */
-static void token_ranks(a2a_rank_t *rk, int nd, const size_t *base, int s,
-                        int seed)
-{
-    for (int r = 0; r < nranks; r++) {
-        memcpy(rk[r].shape, base, (size_t)nd * sizeof *base);
-        rk[r].shape[s] = 0;
-        for (int j = 0; j < nranks; j++) {
-            rk[r].send[j] = (size_t)((r + 2 * j + seed) % 4);
-            rk[r].shape[s] += rk[r].send[j];
-        }
-    }
-}
-
-/* Transpose mode: the same send_sizes everywhere (zeros included), the
- * ranks' sizes along concat their own (a rank with 0 included). */
-static void transpose_ranks(a2a_rank_t *rk, int nd, const size_t *base,
-                            int s, int cc, int seed)
-{
-    for (int r = 0; r < nranks; r++) {
-        memcpy(rk[r].shape, base, (size_t)nd * sizeof *base);
-        rk[r].shape[s] = 0;
-        for (int j = 0; j < nranks; j++) {
-            rk[r].send[j] = (size_t)((2 * j + 1 + seed) % 3);
-            rk[r].shape[s] += rk[r].send[j];
-        }
-        rk[r].shape[cc] = (size_t)((r + seed) % 3);
-    }
-}
-
 START_TEST(uneven_every_dtype_and_pair)
 {
     static const size_t base[A2A_MAX_DIMS] = {2, 3, 2, 2};
@@ -185,9 +154,10 @@ START_TEST(uneven_every_dtype_and_pair)
                 for (int cc = 0; cc < nd; cc++) {
                     int seed = t + s + cc;
                     if (s == cc)
-                        token_ranks(rk, nd, base, s, seed);
+                        a2a_token_ranks(rk, nranks, nd, base, s, seed, 1);
                     else
-                        transpose_ranks(rk, nd, base, s, cc, seed);
+                        a2a_transpose_ranks(rk, nranks, nd, base, s, cc, seed,
+                                            1);
                     ck_assert_int_eq(check_call(comm, dtypes[t], nd, s, cc,
                                                 rk, FORM_V),
                                      0);
@@ -211,9 +181,9 @@ START_TEST(large_count_pieces)
             check_equal(comm, TCOMM_F32, 3, shape, s, cc, FORM_ALLOC);
             check_equal(comm, TCOMM_BF16, 3, shape, s, cc, FORM_INTO);
             if (s == cc)
-                token_ranks(rk, 3, base, s, s);
+                a2a_token_ranks(rk, nranks, 3, base, s, s, 1);
             else
-                transpose_ranks(rk, 3, base, s, cc, s + cc);
+                a2a_transpose_ranks(rk, nranks, 3, base, s, cc, s + cc, 1);
             ck_assert_int_eq(check_call(comm, TCOMM_I64, 3, s, cc, rk,
                                         FORM_V),
                              0);
