@@ -22,6 +22,17 @@ test_mpi_all_to_all_LDADD = libtcomm_internal.la $(CHECK_LIBS)
 TESTS += test/mpi_all_to_all-np1.mpitest test/mpi_all_to_all-np2.mpitest \
 	test/mpi_all_to_all-np3.mpitest test/mpi_all_to_all-np4.mpitest
 
+# all_to_all_v's single copies on one node (issue 18): mapped, private,
+# unchecked, failing copies, another PID namespace.
+check_PROGRAMS += test/mpi_node_a2a_v
+test_mpi_node_a2a_v_SOURCES = test/mpi_node_a2a_v.c test/mpi_a2a_ref.c \
+	test/mpi_a2a_ref.h test/mpi_reference.c test/mpi_reference.h \
+	test/node_suite.c test/node_suite.h
+test_mpi_node_a2a_v_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+test_mpi_node_a2a_v_LDADD = libtcomm_internal.la $(CHECK_LIBS)
+TESTS += test/mpi_node_a2a_v-np1.mpitest test/mpi_node_a2a_v-np2.mpitest \
+	test/mpi_node_a2a_v-np3.mpitest test/mpi_node_a2a_v-np4.mpitest
+
 # -- MPI backend, device tensors (sim, CUDA) --
 # reduce_scatter_v on host tensors (the MPI backend's host path).
 check_PROGRAMS += test/mpi_reduce_scatter_v

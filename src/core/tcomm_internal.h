@@ -132,6 +132,13 @@ struct tcomm_comm {
      * a backend can choose a path alike on every rank without another
      * round (the MPI backend: does every count fit MPI's int?). */
     size_t a2a_extent_max;
+    /* ... and the exchange's table itself, valid while that call is
+     * dispatched: a row of world_size + 1 per rank (its size along
+     * concat_dim, then its send_sizes), so that a backend can find each
+     * peer's pieces without asking (the MPI backend's single copies).
+     * Kept between calls (a2a_sizes_cap entries); freed with comm. */
+    int64_t *a2a_sizes;
+    size_t a2a_sizes_cap;
 };
 
 /* A collective the progress thread runs while nobody waits for it: its

@@ -10,6 +10,7 @@
  * still meet in it; once they agree, all_gather exchanges the sizes along
  * dim. With TCOMM_CHECK=0 and a timeout the same rounds run on the call's
  * identity alone (tcomm_agrees in tcomm_frontend.h). */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -441,41 +442,64 @@ static tcomm_status_t check_v(tcomm_comm_t *comm, const tcomm_call_t *c,
     return st;
 }
 
+static atomic_uint_fast64_t v_exchanges;
+
+uint64_t tcomm_agree_v_exchanges(void)
+{
+    return atomic_load_explicit(&v_exchanges, memory_order_relaxed);
+}
+
+/* The comm's table of n rows (tcomm_internal.h), grown as needed. */
+static int64_t *v_table(tcomm_comm_t *comm, size_t entries)
+{
+    if (entries > comm->a2a_sizes_cap) {
+        int64_t *t = realloc(comm->a2a_sizes, entries * sizeof *t);
+        if (!t)
+            return NULL;
+        comm->a2a_sizes = t;
+        comm->a2a_sizes_cap = entries;
+    }
+    return comm->a2a_sizes;
+}
+
 /* all_to_all_v: every rank's size along concat_dim and send_sizes, so
  * that each knows what arrives from whom: recv[r] is the size along
  * concat_dim of rank r's piece for this rank (the token exchange: rank
  * r's send_sizes[me]; the transpose: rank r's size along concat_dim,
  * after checking that every rank passed the same send_sizes). Every rank
  * sees the same table, so every rank reaches the same verdict. The table
- * comes with the inputs where the round carried them (eager), else from
- * one more exchange. */
+ * comes with the round where it carried the sizes (eager: with the
+ * inputs, or alone where an input was too large), else from one more
+ * exchange; it stays on comm for the backend's dispatch. */
 static tcomm_status_t exchange_v(tcomm_comm_t *comm, const tcomm_call_t *c,
                                  size_t *recv, tcomm_eager_t *eager)
 {
     int n = comm->world_size;
     size_t row = (size_t)n + 1;
-    int64_t *all = malloc(row * (size_t)n * sizeof *all), *mine = NULL;
+    int64_t *all = v_table(comm, row * (size_t)n);
+    int64_t stack[TCOMM_STACK_RANKS + 1], *mine = stack;
     tcomm_status_t st;
-    if (all && eager && eager->carried &&
-        tcomm_eager_v_table(comm, c, eager, all)) {
-        st = check_v(comm, c, all, recv);
-        goto out;
+    if (all && eager && eager->carried) {
+        int whole = tcomm_eager_v_table(comm, c, eager, all);
+        if (whole || tcomm_eager_v_sizes(comm, c, eager, all)) {
+            eager->carried = whole; /* the sizes alone: dispatch */
+            return check_v(comm, c, all, recv);
+        }
     }
     if (eager) /* another op: the blocks are gone */
         eager->carried = 0;
-    if (!all || !(mine = malloc(row * sizeof *mine))) {
-        st = tcomm_error(TCOMM_ERR_NO_MEMORY, "%s: out of host memory",
-                         c->fn);
-        goto out;
-    }
+    if (!all || (n > TCOMM_STACK_RANKS &&
+                 !(mine = malloc(row * sizeof *mine))))
+        return tcomm_error(TCOMM_ERR_NO_MEMORY, "%s: out of host memory",
+                           c->fn);
     tcomm_eager_v_header(comm, c, mine);
+    atomic_fetch_add_explicit(&v_exchanges, 1, memory_order_relaxed);
     st = comm->ops->allgather_bytes(comm->state, mine, all,
                                     row * sizeof *all);
     if (st == TCOMM_SUCCESS)
         st = check_v(comm, c, all, recv);
-out:
-    free(all);
-    free(mine);
+    if (mine != stack)
+        free(mine);
     return st;
 }
 

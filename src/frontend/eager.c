@@ -78,18 +78,21 @@ int tcomm_eager_offer(const tcomm_comm_t *comm, const tcomm_call_t *c,
     *data = NULL;
     *bytes = 0;
     if (local != TCOMM_SUCCESS || !comm->check || !eager_kind(c->kind) ||
-        comm->world_size > TCOMM_STACK_RANKS || !in->graph->space->is_host ||
-        !small_enough(comm, c) || tcomm_test_hook(TCOMM_HOOK_NO_EAGER))
+        comm->world_size > TCOMM_STACK_RANKS ||
+        tcomm_test_hook(TCOMM_HOOK_NO_EAGER))
         return 0;
+    int whole = in->graph->space->is_host && small_enough(comm, c);
     if (c->kind == TCOMM_COLL_ALL_TO_ALL_V) { /* the sizes, then the input */
         size_t head = header_bytes(comm, c);
         tcomm_eager_v_header(comm, c, e->offer);
-        if (in->nbytes)
+        if (whole && in->nbytes)
             memcpy((char *)e->offer + head, in->data, in->nbytes);
         *data = e->offer;
-        *bytes = head + in->nbytes;
+        *bytes = head + (whole ? in->nbytes : 0);
         return 1;
     }
+    if (!whole)
+        return 0;
     *data = in->data ? in->data : (const void *)in; /* 0 bytes: any */
     if (c->kind == TCOMM_COLL_BROADCAST && c->root != comm->rank)
         return 1; /* only the root's bytes are read */
@@ -260,6 +263,19 @@ int tcomm_eager_v_table(const tcomm_comm_t *comm, const tcomm_call_t *c,
         if (head + bytes != e->lens[r] ||
             (c->dim == c->concat_dim && shape[c->dim] != (size_t)h[0]))
             return 0;
+    }
+    return 1;
+}
+
+int tcomm_eager_v_sizes(const tcomm_comm_t *comm, const tcomm_call_t *c,
+                        const tcomm_eager_t *e, int64_t *all)
+{
+    size_t head = header_bytes(comm, c);
+    for (int r = 0; r < comm->world_size; r++) {
+        if (e->lens[r] < head)
+            return 0;
+        memcpy(all + (size_t)r * ((size_t)comm->world_size + 1),
+               e->blocks[r], head);
     }
     return 1;
 }

@@ -149,7 +149,8 @@ typedef struct {
 /* Whether this rank offers its input to the round (*data, *bytes: what):
  * checked mode, a call without local error, an input in host memory of
  * less than TCOMM_EAGER_BYTES (all_to_all, reduce_scatter: at most;
- * all_to_all_v: with its sizes). */
+ * all_to_all_v: with its sizes, and its sizes alone where the input is
+ * not offered, so that the round still carries the table). */
 int tcomm_eager_offer(const tcomm_comm_t *comm, const tcomm_call_t *c,
                       tcomm_status_t local, tcomm_eager_t *e,
                       const void **data, size_t *bytes);
@@ -162,6 +163,14 @@ void tcomm_eager_v_header(const tcomm_comm_t *comm, const tcomm_call_t *c,
  * header says, and then the table must be exchanged. */
 int tcomm_eager_v_table(const tcomm_comm_t *comm, const tcomm_call_t *c,
                         const tcomm_eager_t *e, int64_t *all);
+/* all_to_all_v: the table of every rank's header alone (some input was
+ * not carried: dispatch the call); 0 (every rank alike) where a block is
+ * too short for a header, and then the table must be exchanged. */
+int tcomm_eager_v_sizes(const tcomm_comm_t *comm, const tcomm_call_t *c,
+                        const tcomm_eager_t *e, int64_t *all);
+/* all_to_all_v's tables exchanged by a round of their own, not carried
+ * with the agreement's, in this process (for the tests). */
+uint64_t tcomm_agree_v_exchanges(void);
 /* Calls completed by tcomm_eager_run in this process (for the tests). */
 uint64_t tcomm_eager_calls(void);
 /* The agreed call's output from the inputs carried (sizes: all_gather's,

@@ -7,6 +7,9 @@
  *     buffers, nothing allocated (alltoall_flat.c);
  *   - strided blocks, equal chunks: the measured dispatch of
  *     alltoall_strided.c;
+ *   - uneven blocks on one node: the single copies of
+ *     alltoall_v_pull.c where every buffer is mapped or the blocks are
+ *     large and strided;
  *   - strided blocks, uneven: split_pack -> MPI_Alltoallv ->
  *     gather_unpack, each side only where it is strided.
  * Every choice must be the same on every rank (they are collectives), so
@@ -195,6 +198,17 @@ tcomm_status_t tcomm_mpi_all_to_all_v(void *state, const tcomm_tensor_t *in,
     } else {
         transpose_global(in, split_dim, concat_dim, send_sizes, recv_sizes,
                          st->size, &any_strided, &p.fits);
+    }
+    int done;
+    p.st = st;
+    rc = tcomm_a2a_v_pull(&p, in, split_dim, concat_dim,
+                          st->owner ? st->owner->a2a_sizes : NULL, out,
+                          &done);
+    if (rc != MPI_SUCCESS || done) {
+        TCOMM_TRACE_PATH("mpi_alltoall_v_pull");
+        tcomm_a2a_plan_free(&p);
+        return tcomm_mpi_status(rc, "tcomm_all_to_all_v", __FILE__,
+                                __LINE__);
     }
     return run(st, &p, in, out, any_strided, "tcomm_all_to_all_v");
 }

@@ -23,112 +23,31 @@
  * rank learns it, the communicator's pull is off for good, and the
  * caller redoes the call through MPI (out is rewritten whole). Equal
  * calls only: a peer's layout is then ours. */
-#define _GNU_SOURCE /* process_vm_readv, IOV_MAX */
-#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
+#include "tcomm_a2a_walk.h"
 #include "tcomm_mpi_alltoall.h"
 #include "tcomm_node_call.h"
-#include "tcomm_node_map.h"
 #include "tcomm_pull.h"
 #include "tcomm_test_hooks.h"
 
-#define IOVS (IOV_MAX < 1024 ? IOV_MAX : 1024)
-
 typedef struct { uint64_t in, out, pid, ns; } peer_t;
 
-/* A block of rows rows of rb bytes, stride bytes apart from base, and a
- * position in it. */
-typedef struct {
-    uint64_t base;
-    size_t rows, rb, stride, row, off;
-} walk_t;
-
-/* Append len bytes at w's position to iov (merging with the last entry
- * where contiguous); advance w. */
-static void take(walk_t *w, size_t len, struct iovec *iov, unsigned long *n)
-{
-    uint64_t a = w->base + w->row * w->stride + w->off;
-    if (*n && (uint64_t)(uintptr_t)iov[*n - 1].iov_base +
-                      iov[*n - 1].iov_len == a)
-        iov[*n - 1].iov_len += len;
-    else {
-        iov[*n].iov_base = (void *)(uintptr_t)a;
-        iov[*n].iov_len = len;
-        (*n)++;
-    }
-    if ((w->off += len) == w->rb) {
-        w->off = 0;
-        w->row++;
-    }
-}
-
-/* Copy the remote block rem (in pid) onto the local block loc (read),
- * or loc onto rem (write): the same bytes in the same order. 1: done. */
-static int move_block(pid_t pid, walk_t *rem, walk_t *loc, int push)
-{
-    struct iovec liov[IOVS], riov[IOVS];
-
-    while (rem->row < rem->rows && loc->row < loc->rows) {
-        unsigned long nl = 0, nr = 0;
-        size_t bytes = 0;
-        while (nl < IOVS - 1 && nr < IOVS - 1 && rem->row < rem->rows &&
-               loc->row < loc->rows) {
-            size_t a = rem->rb - rem->off, b = loc->rb - loc->off;
-            size_t len = a < b ? a : b;
-            take(rem, len, riov, &nr);
-            take(loc, len, liov, &nl);
-            bytes += len;
-        }
-        if ((push ? process_vm_writev(pid, liov, nl, riov, nr, 0)
-                   : process_vm_readv(pid, liov, nl, riov, nr, 0)) !=
-            (ssize_t)bytes)
-            return 0;
-    }
-    return 1;
-}
-
-/* Our own block: the same walk, with memcpy. */
-static void copy_block(walk_t *src, walk_t *dst)
-{
-    while (src->row < src->rows && dst->row < dst->rows) {
-        size_t a = src->rb - src->off, b = dst->rb - dst->off;
-        size_t len = a < b ? a : b;
-        memcpy((char *)(uintptr_t)(dst->base + dst->row * dst->stride +
-                                   dst->off),
-               (const char *)(uintptr_t)(src->base + src->row * src->stride +
-                                         src->off),
-               len);
-        src->off += len;
-        dst->off += len;
-        if (src->off == src->rb) {
-            src->off = 0;
-            src->row++;
-        }
-        if (dst->off == dst->rb) {
-            dst->off = 0;
-            dst->row++;
-        }
-    }
-}
-
 /* The block for rank `to` in a rank's input at base; from `from` in out. */
-static walk_t send_walk(const tcomm_a2a_plan_t *p, uint64_t base, int to)
+static tcomm_a2a_walk_t send_walk(const tcomm_a2a_plan_t *p, uint64_t base,
+                                   int to)
 {
-    walk_t w = {base + p->soff[to] * p->es, p->souter, p->sw[to] * p->es,
-                p->stotal * p->es, 0, 0};
-    return w;
+    return tcomm_a2a_walk(base + p->soff[to] * p->es, p->souter,
+                          p->sw[to] * p->es, p->stotal * p->es);
 }
 
-static walk_t recv_walk(const tcomm_a2a_plan_t *p, uint64_t out, int from)
+static tcomm_a2a_walk_t recv_walk(const tcomm_a2a_plan_t *p, uint64_t out,
+                                  int from)
 {
-    walk_t w = {out + p->roff[from] * p->es, p->router,
-                p->rw[from] * p->es, p->rtotal * p->es, 0, 0};
-    return w;
+    return tcomm_a2a_walk(out + p->roff[from] * p->es, p->router,
+                          p->rw[from] * p->es, p->rtotal * p->es);
 }
 
 /* The side with fewer rows is the remote one: the kernel pins the
@@ -145,9 +64,9 @@ static int pushes(const tcomm_a2a_plan_t *p)
 static void copy_own(const tcomm_a2a_plan_t *p, const void *in, void *out)
 {
     if (p->sw[p->rank] && p->souter) {
-        walk_t s = send_walk(p, (uint64_t)(uintptr_t)in, p->rank);
-        walk_t d = recv_walk(p, (uint64_t)(uintptr_t)out, p->rank);
-        copy_block(&s, &d);
+        tcomm_a2a_walk_t s = send_walk(p, (uint64_t)(uintptr_t)in, p->rank);
+        tcomm_a2a_walk_t d = recv_walk(p, (uint64_t)(uintptr_t)out, p->rank);
+        tcomm_a2a_walk_copy(&s, &d);
     }
 }
 
@@ -155,7 +74,7 @@ static void copy_own(const tcomm_a2a_plan_t *p, const void *in, void *out)
 static int with_peer(const tcomm_a2a_plan_t *p, const void *in, void *out,
                      int r, pid_t pid, uint64_t rin, uint64_t rout)
 {
-    walk_t rem, loc;
+    tcomm_a2a_walk_t rem, loc;
     if (!p->sw[p->rank] || !p->souter)
         return 1;
     if (pushes(p)) {
@@ -165,20 +84,7 @@ static int with_peer(const tcomm_a2a_plan_t *p, const void *in, void *out,
         rem = send_walk(p, rin, p->rank);
         loc = recv_walk(p, (uint64_t)(uintptr_t)out, r);
     }
-    /* in the peer's mapped arena: the walk with memcpy, as our own */
-    char *here = rem.rows ? tcomm_node_mapped(pid, rem.base,
-                                              (rem.rows - 1) * rem.stride +
-                                                  rem.rb)
-                          : NULL;
-    if (here) {
-        rem.base = (uint64_t)(uintptr_t)here;
-        if (pushes(p))
-            copy_block(&loc, &rem);
-        else
-            copy_block(&rem, &loc);
-        return 1;
-    }
-    return move_block(pid, &rem, &loc, pushes(p));
+    return tcomm_a2a_walk_with_peer(pid, &rem, &loc, pushes(p));
 }
 
 /* The node protocol: notes, copies, one fence. */

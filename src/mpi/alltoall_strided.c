@@ -247,7 +247,8 @@ int tcomm_a2a_rows(const tcomm_a2a_plan_t *p, const void *in, void *out,
  * costs ~2-5 us a row, hidden only once rows are tens of KiB. The pull
  * is the single copy with the strides in its scatter lists; it has ~4 us
  * of fixed cost (two small MPI calls) and ~0.3 us per remote row, so it
- * goes first from 64 KiB with one strided side and from 1 MiB with two.
+ * goes first from 64 KiB with one strided side and from 1 MiB with two
+ * (TCOMM_A2A_PULL_MIN).
  * Below, and where it cannot run (not one node, no ptrace rights): the
  * temporary under 16 KiB (a few memcpy of little data beat any
  * datatype), per-peer vector messages under 256 KiB, then per-run
@@ -257,8 +258,6 @@ int tcomm_a2a_rows(const tcomm_a2a_plan_t *p, const void *in, void *out,
  * above glibc's 32 MiB mmap ceiling it comes fresh from mmap on every
  * call, its page faults costing 10x at 16 MiB. Every term is the same
  * on every rank of an equal call. */
-#define PULL_MIN_ONE ((size_t)64 << 10)
-#define PULL_MIN_TWO ((size_t)1 << 20)
 #define PACK_MAX ((size_t)16 << 10)
 #define VECTOR_MAX ((size_t)256 << 10)
 #define RUN_MIN ((size_t)32 << 10)
@@ -271,7 +270,7 @@ int tcomm_a2a_strided(const tcomm_a2a_plan_t *p, const void *in, void *out,
 
     if (!p->fits || !tcomm_a2a_fits_int(p))
         return tcomm_a2a_pack(p, in, out, 1, comm, path);
-    int tier = tcomm_a2a_pull_tier(p, two ? PULL_MIN_TWO : PULL_MIN_ONE);
+    int tier = tcomm_a2a_pull_tier(p, TCOMM_A2A_PULL_MIN(two));
     if (tier != TCOMM_NODE_MPI) {
         int done;
         rc = tcomm_a2a_pull(p, in, out, comm, tier, &done);

@@ -10,6 +10,8 @@ libtcomm_internal_la_SOURCES += \
 	src/mpi/reduce_scatter_dim.c \
 	src/mpi/all_to_all.c src/mpi/alltoall_flat.c \
 	src/mpi/alltoall_strided.c src/mpi/alltoall_pull.c \
+	src/mpi/tcomm_a2a_walk.h src/mpi/alltoall_walk.c \
+	src/mpi/alltoall_v_pull.c \
 	src/mpi/reduce_scatter_v.c \
 	src/mpi/timeout.c src/mpi/cuda_aware_probe.c \
 	src/mpi/finalize_hook.c

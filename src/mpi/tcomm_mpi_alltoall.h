@@ -81,6 +81,23 @@ int tcomm_a2a_pull(const tcomm_a2a_plan_t *p, const void *in, void *out,
 /* The tier (tcomm_node_tier) of the pull for an equal call of p from
  * attach_min bytes of input (SIZE_MAX: the mapped tier only). */
 int tcomm_a2a_pull_tier(const tcomm_a2a_plan_t *p, size_t attach_min);
+/* The pull's gate by cross-memory attach (the size of a rank's input)
+ * where one side's blocks are strided (two = 0) or both: below it, MPI's
+ * candidates win (alltoall_strided.c); above, the pull. */
+#define TCOMM_A2A_PULL_MIN(two) ((two) ? (size_t)1 << 20 : (size_t)64 << 10)
+/* (f) all_to_all_v on one node, the node protocol of (e) with each
+ * peer's blocks found in the table of every rank's sizes (table: a row
+ * of nranks + 1 per rank, its size along concat, then its send sizes, as
+ * the front end's exchange gives it, the same on every rank), where
+ * p->st has the segment and single copies are allowed: by memcpy where
+ * every peer's buffer is mapped (from TCOMM_NODE_MAPPED_MIN bytes per
+ * rank on average), by cross-memory attach from TCOMM_A2A_PULL_MIN for
+ * strided blocks. *done = 0 (every rank alike) where it did not apply:
+ * then out must be written by another path. p: this rank's plan of the
+ * call. src/mpi/alltoall_v_pull.c. */
+int tcomm_a2a_v_pull(const tcomm_a2a_plan_t *p, const tcomm_tensor_t *in,
+                     int split, int concat, const int64_t *table,
+                     tcomm_tensor_t *out, int *done);
 /* Do the counts and strides fit the int arguments of (b), (c), (d), and
  * their per-rank arrays the stack (at most TCOMM_STACK_RANKS ranks)?
  * The same answer on every rank of an equal call. */

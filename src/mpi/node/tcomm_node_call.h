@@ -24,7 +24,8 @@ enum {
     TCOMM_NODE_ALL_REDUCE,
     TCOMM_NODE_REDUCE_SCATTER,
     TCOMM_NODE_ALL_GATHER,
-    TCOMM_NODE_ALL_TO_ALL
+    TCOMM_NODE_ALL_TO_ALL,
+    TCOMM_NODE_ALL_TO_ALL_V
 };
 
 /* A signature from a kind and up to seven more 8-bit fields (dtype, op,
