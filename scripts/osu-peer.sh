@@ -1,8 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 # tcomm side by side with the OSU Micro-Benchmarks (issue 18): for each of
-# allreduce, reduce_scatter, allgather and bcast, OSU's osu_<coll> and
-# tcomm's osu_tcomm_<coll> alternate, OSU_ROUNDS rounds each, on the same
+# allreduce, reduce_scatter, allgather, bcast, alltoall and alltoallv,
+# OSU's osu_<coll> and tcomm's osu_tcomm_<coll> (alltoallv:
+# osu_tcomm_alltoall --uneven, the same bytes per peer on average as
+# OSU's equal counts) alternate, OSU_ROUNDS rounds each, on the same
 # sizes and ranks with the same iteration counts, and the table gives per
 # size the best Avg latency (us; both print OSU's Avg: the mean of calls
 # that each start after a barrier) of each over the rounds and tcomm /
@@ -53,8 +55,10 @@ echo "# tcomm / OSU, $np ranks, best Avg of $rounds alternating rounds," \
     "$(uptime | sed 's/.*load/load/')"
 printf '%-15s %9s %11s %11s %7s\n' "# collective" size "OSU us" \
     "tcomm us" ratio
-for c in allreduce reduce_scatter allgather bcast; do
+for c in allreduce reduce_scatter allgather bcast alltoall alltoallv; do
     prog=$(osu_prog "$c")
+    tprog=$c extra=""
+    [ "$c" = alltoallv ] && tprog=alltoall extra=--uneven
     : > "$tmp/osu" && : > "$tmp/tcomm"
     for r in $(seq "$rounds"); do
         # shellcheck disable=SC2086
@@ -62,8 +66,8 @@ for c in allreduce reduce_scatter allgather bcast; do
             -x "$warmup" > "$tmp/out" 2>&1
         rows "$tmp/out" >> "$tmp/osu"
         # shellcheck disable=SC2086
-        "$mpirun" $mpiflags -np "$np" "$bindir/osu_tcomm_$c" -m "$sizes" \
-            -i "$iters" -x "$warmup" > "$tmp/out" 2>&1
+        "$mpirun" $mpiflags -np "$np" "$bindir/osu_tcomm_$tprog" $extra \
+            -m "$sizes" -i "$iters" -x "$warmup" > "$tmp/out" 2>&1
         rows "$tmp/out" >> "$tmp/tcomm"
     done
     awk -v c="$c" 'FNR == 1 { side++ }
