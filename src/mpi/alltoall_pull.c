@@ -61,7 +61,7 @@ static int pushes(const tcomm_a2a_plan_t *p)
     return p->souter > p->router;
 }
 
-static void copy_own(const tcomm_a2a_plan_t *p, const void *in, void *out)
+void tcomm_a2a_copy_own(const tcomm_a2a_plan_t *p, const void *in, void *out)
 {
     if (p->sw[p->rank] && p->souter) {
         tcomm_a2a_walk_t s = send_walk(p, (uint64_t)(uintptr_t)in, p->rank);
@@ -106,7 +106,7 @@ static int node_pull(const tcomm_a2a_plan_t *p, const void *in, void *out,
         tcomm_node_call_map_only(&c, mine.bytes,
                                  pushes(p) ? p->router * p->rtotal * p->es
                                            : 0);
-    copy_own(p, in, out);
+    tcomm_a2a_copy_own(p, in, out);
     for (int k = 1; k < p->nranks; k++) {
         int r = (p->rank + k) % p->nranks;
         if (tcomm_node_call_peer(&c, r, &peer))
@@ -129,7 +129,7 @@ static int mpi_pull(const tcomm_a2a_plan_t *p, const void *in, void *out,
     rc = MPI_Allgather(&me, 4, MPI_UINT64_T, peers, 4, MPI_UINT64_T, comm);
     if (rc != MPI_SUCCESS)
         return rc;
-    copy_own(p, in, out);
+    tcomm_a2a_copy_own(p, in, out);
     /* start with the next rank, so that not everyone reads rank 0 first */
     for (int k = 1; k < p->nranks && ok; k++) {
         int r = (p->rank + k) % p->nranks;

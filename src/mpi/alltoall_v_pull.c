@@ -122,15 +122,16 @@ static tcomm_a2a_walk_t walk_of(uint64_t base, side_t sd, size_t es)
                           sd.total * es);
 }
 
-/* The piece between this rank and peer q (pid, its in and out). */
+/* The piece between this rank and peer q (pid, its in and out; its
+ * shapes qin, qout). */
 static int with_peer(const v_call_t *v, const void *in, void *out, int q,
-                     pid_t pid, uint64_t rin, uint64_t rout)
+                     const size_t *qin, const size_t *qout, pid_t pid,
+                     uint64_t rin, uint64_t rout)
 {
     const tcomm_a2a_plan_t *p = v->p;
-    size_t qin[TCOMM_MAX_DIMS], qout[TCOMM_MAX_DIMS], es = p->es;
+    size_t es = p->es;
     side_t mine, theirs;
     tcomm_a2a_walk_t rem, loc;
-    shapes(v, q, qin, qout);
     if (pushes(v)) { /* ours for q, into q's output */
         mine = (side_t){p->souter, p->stotal, p->soff[q], p->sw[q]};
         theirs = piece(v, qout, v->c, q, p->rank, received);
@@ -145,25 +146,6 @@ static int with_peer(const v_call_t *v, const void *in, void *out, int q,
     if (!theirs.rows || !theirs.width)
         return 1;
     return tcomm_a2a_walk_with_peer(pid, &rem, &loc, pushes(v));
-}
-
-/* The bytes of q's buffer that a mapped-tier call touches. */
-static size_t touched(const v_call_t *v, int q)
-{
-    size_t in[TCOMM_MAX_DIMS], out[TCOMM_MAX_DIMS];
-    shapes(v, q, in, out);
-    return tcomm_shape_prod(pushes(v) ? out : in, 0, v->in->ndim) * v->p->es;
-}
-
-static void copy_own(const tcomm_a2a_plan_t *p, const void *in, void *out)
-{
-    int me = p->rank;
-    side_t s = {p->souter, p->stotal, p->soff[me], p->sw[me]};
-    side_t r = {p->router, p->rtotal, p->roff[me], p->rw[me]};
-    tcomm_a2a_walk_t src = walk_of((uint64_t)(uintptr_t)in, s, p->es);
-    tcomm_a2a_walk_t dst = walk_of((uint64_t)(uintptr_t)out, r, p->es);
-    if (s.rows && s.width)
-        tcomm_a2a_walk_copy(&src, &dst);
 }
 
 /* The note's signature: dtype, dims and our shape but for them. */
@@ -201,16 +183,22 @@ int tcomm_a2a_v_pull(const tcomm_a2a_plan_t *p, const tcomm_tensor_t *in,
                      peer;
     tcomm_node_call_t c;
     tcomm_node_call_begin(&c, p->st, &mine);
-    copy_own(p, in->data, out->data);
+    tcomm_a2a_copy_own(p, in->data, out->data);
     for (int k = 1; k < p->nranks; k++) {
         int q = (p->rank + k) % p->nranks;
-        if (tier == TCOMM_NODE_MAPPED) /* q's own extent */
-            tcomm_node_call_map_only(&c, pushes(&v) ? 0 : touched(&v, q),
-                                     pushes(&v) ? touched(&v, q) : 0);
+        size_t qin[TCOMM_MAX_DIMS], qout[TCOMM_MAX_DIMS];
+        shapes(&v, q, qin, qout);
+        if (tier == TCOMM_NODE_MAPPED) { /* the buffer of q's we touch */
+            size_t bytes = tcomm_shape_prod(pushes(&v) ? qout : qin, 0,
+                                            in->ndim) * p->es;
+            tcomm_node_call_map_only(&c, pushes(&v) ? 0 : bytes,
+                                     pushes(&v) ? bytes : 0);
+        }
         if (tcomm_node_call_peer(&c, q, &peer))
             tcomm_node_call_copied(&c, with_peer(&v, in->data, out->data,
-                                                 q, (pid_t)peer.pid,
-                                                 peer.addr, peer.out));
+                                                 q, qin, qout,
+                                                 (pid_t)peer.pid, peer.addr,
+                                                 peer.out));
     }
     tcomm_node_call_fence(&c);
     return tcomm_node_call_end(&c, done);

@@ -78,6 +78,9 @@ int tcomm_a2a_rows(const tcomm_a2a_plan_t *p, const void *in, void *out,
  * *done on every rank. */
 int tcomm_a2a_pull(const tcomm_a2a_plan_t *p, const void *in, void *out,
                    MPI_Comm comm, int tier, int *done);
+/* This rank's own block of p from in into out (the pulls' local copy). */
+void tcomm_a2a_copy_own(const tcomm_a2a_plan_t *p, const void *in,
+                        void *out);
 /* The tier (tcomm_node_tier) of the pull for an equal call of p from
  * attach_min bytes of input (SIZE_MAX: the mapped tier only). */
 int tcomm_a2a_pull_tier(const tcomm_a2a_plan_t *p, size_t attach_min);
