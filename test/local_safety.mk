@@ -6,7 +6,8 @@ SAFETY_TEST_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 SAFETY_TEST_LDADD = libtcomm_internal.la $(CHECK_LIBS)
 
 check_PROGRAMS += test/mpi_errors test/mpi_mismatch test/mpi_timeout \
-	test/mpi_determinism test/mpi_unchecked_timeout test/mpi_intercomm
+	test/mpi_determinism test/mpi_unchecked_timeout test/mpi_intercomm \
+	test/mpi_unchecked_matrix
 test_mpi_errors_SOURCES = test/mpi_errors.c test/mpi_safety.h
 test_mpi_errors_CFLAGS = $(SAFETY_TEST_CFLAGS)
 test_mpi_errors_LDADD = $(SAFETY_TEST_LDADD)
@@ -22,6 +23,9 @@ test_mpi_determinism_LDADD = $(SAFETY_TEST_LDADD)
 test_mpi_unchecked_timeout_SOURCES = test/mpi_unchecked_timeout.c
 test_mpi_unchecked_timeout_CFLAGS = $(SAFETY_TEST_CFLAGS)
 test_mpi_unchecked_timeout_LDADD = $(SAFETY_TEST_LDADD)
+test_mpi_unchecked_matrix_SOURCES = test/mpi_unchecked_matrix.c
+test_mpi_unchecked_matrix_CFLAGS = $(SAFETY_TEST_CFLAGS)
+test_mpi_unchecked_matrix_LDADD = $(SAFETY_TEST_LDADD)
 test_mpi_intercomm_SOURCES = test/mpi_intercomm.c
 test_mpi_intercomm_CFLAGS = $(SAFETY_TEST_CFLAGS)
 test_mpi_intercomm_LDADD = $(SAFETY_TEST_LDADD)
@@ -37,6 +41,9 @@ TESTS += test/mpi_errors-np1.mpitest test/mpi_errors-np2.mpitest \
 	test/mpi_unchecked_timeout-np2.mpitest \
 	test/mpi_unchecked_timeout-np3.mpitest \
 	test/mpi_unchecked_timeout-np4.mpitest \
+	test/mpi_unchecked_matrix-np2.mpitest \
+	test/mpi_unchecked_matrix-np3.mpitest \
+	test/mpi_unchecked_matrix-np4.mpitest \
 	test/mpi_intercomm-np2.mpitest test/mpi_intercomm-np3.mpitest \
 	test/mpi_intercomm-np4.mpitest
 
