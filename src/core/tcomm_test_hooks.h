@@ -27,6 +27,10 @@ typedef enum {
     /* != 0: this rank offers no input to the agreement's round, as one
      * whose input is on a device (src/frontend/eager.c). */
     TCOMM_HOOK_NO_EAGER,
+    /* != 0: unchecked mode's round with a timeout agrees on the call's
+     * identity alone, as before issue 27, so that mismatched arguments
+     * still reach MPI under the timeout layer (its failure paths). */
+    TCOMM_HOOK_IDENTITY_ONLY,
     TCOMM_HOOK_COUNT
 } tcomm_test_hook_t;
 

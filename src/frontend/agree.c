@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "tcomm_frontend.h"
+#include "tcomm_test_hooks.h"
 
 enum {
     H_KIND, H_SEQ, H_DTYPE, H_OP, H_DIM, H_CONCAT, H_ROOT, H_DET,
@@ -125,8 +126,11 @@ static void encode_arguments(const tcomm_comm_t *comm, const tcomm_call_t *c,
             h[H_SHAPE + i] = 0; /* may differ: exchanged and checked */
 }
 
-/* The call's identity (kind, sequence number, error flag) always; its
- * arguments in checked mode; all_gather's sizes along dim. */
+/* The call's identity (kind, sequence number, error flag) and its
+ * arguments, all_gather's sizes along dim. Unchecked mode with a timeout
+ * agrees on the arguments too: the ranks choose their paths from them,
+ * so ranks that differ would wait in different exchanges, which no
+ * timeout bounds; the round's size is the same either way. */
 static void encode(const tcomm_comm_t *comm, const tcomm_call_t *c,
                    tcomm_status_t local, int64_t *h)
 {
@@ -136,7 +140,7 @@ static void encode(const tcomm_comm_t *comm, const tcomm_call_t *c,
     h[H_ERR] = local != TCOMM_SUCCESS;
     if (local != TCOMM_SUCCESS || !(c->desc->args & TCOMM_ARG_TENSOR))
         return;
-    if (comm->check)
+    if (comm->check || !tcomm_test_hook(TCOMM_HOOK_IDENTITY_ONLY))
         encode_arguments(comm, c, h);
     if (c->desc->out == TCOMM_OUT_CONCAT) {
         h[H_GATHER_IN] = (int64_t)tcomm_call_dim_size(c);
@@ -271,11 +275,12 @@ static tcomm_status_t sizes_differ(const tcomm_call_t *c, const char *name,
 }
 
 /* reduce_scatter_v's sizes differ (their hashes did): every rank is
- * here, so one more exchange shows the arrays. */
+ * here, so one more exchange shows the arrays, the first rank whose
+ * array differs from rank 0's beside it. */
 static tcomm_status_t name_sizes_mismatch(tcomm_comm_t *comm,
-                                          const tcomm_call_t *c, int r)
+                                          const tcomm_call_t *c)
 {
-    int n = comm->world_size;
+    int n = comm->world_size, r = 1;
     int64_t *all = malloc((size_t)n * (size_t)n * sizeof *all);
     int64_t *mine = malloc((size_t)n * sizeof *mine);
     tcomm_status_t st = TCOMM_ERR_NO_MEMORY;
@@ -285,18 +290,51 @@ static tcomm_status_t name_sizes_mismatch(tcomm_comm_t *comm,
         st = comm->ops->allgather_bytes(comm->state, mine, all,
                                         (size_t)n * sizeof *all);
     }
+    while (st == TCOMM_SUCCESS && r < n - 1 &&
+           !memcmp(all, all + (size_t)r * n, (size_t)n * sizeof *all))
+        r++;
     if (st == TCOMM_SUCCESS)
         st = sizes_differ(c, "sizes", n, all, r, all + (size_t)r * n,
                           "pass the same sizes on every rank");
     else if (st == TCOMM_ERR_NO_MEMORY)
         st = tcomm_error(TCOMM_ERR_MISMATCH,
                          "%s: ranks disagree on sizes: rank 0's differ "
-                         "from rank %d's (pass the same sizes on every "
-                         "rank)",
-                         c->fn, r);
+                         "from another rank's (pass the same sizes on "
+                         "every rank)",
+                         c->fn);
     free(all);
     free(mine);
     return st;
+}
+
+/* TCOMM_CHECK=0 without a timeout: reduce_scatter_v's ranks choose
+ * their algorithm from sizes (one MPI call for equal sizes, another for
+ * uneven ones), so they compare a hash of them first, as all_to_all_v
+ * exchanges its table; ranks that differ would wait in different calls.
+ * A backend that can exchange nothing chooses no path from them. */
+static tcomm_status_t agree_vsizes(tcomm_comm_t *comm, const tcomm_call_t *c)
+{
+    int n = comm->world_size, differ = 0;
+    int64_t mine = hash_sizes(c->vsizes, n), mm[2] = {mine, neg(mine)};
+    int64_t stack[TCOMM_STACK_RANKS], *all = stack;
+    tcomm_status_t st = TCOMM_SUCCESS;
+    if (TCOMM_HAS_OP(comm, allreduce_min_i64)) {
+        st = comm->ops->allreduce_min_i64(comm->state, mm, 2);
+        differ = mm[0] != neg(mm[1]);
+    } else if (TCOMM_HAS_OP(comm, allgather_bytes)) {
+        if (n > TCOMM_STACK_RANKS &&
+            !(all = malloc((size_t)n * sizeof *all)))
+            return tcomm_error(TCOMM_ERR_NO_MEMORY,
+                               "%s: out of host memory", c->fn);
+        st = comm->ops->allgather_bytes(comm->state, &mine, all,
+                                        sizeof mine);
+        for (int r = 0; st == TCOMM_SUCCESS && r < n; r++)
+            differ |= all[r] != mine;
+        if (all != stack)
+            free(all);
+    }
+    return st == TCOMM_SUCCESS && differ ? name_sizes_mismatch(comm, c)
+                                         : st;
 }
 
 /* Name the first field on which some rank differs from rank 0. */
@@ -327,7 +365,7 @@ static tcomm_status_t name_mismatch(tcomm_comm_t *comm, const tcomm_call_t *c,
                 continue;
             if (lo == H_VHASH && c->desc->out == TCOMM_OUT_SPLIT_V &&
                 c->vsizes) /* else a corrupted header: name the field */
-                return name_sizes_mismatch(comm, c, r);
+                return name_sizes_mismatch(comm, c);
             int shown = lo == H_NDIM ? H_SHAPE : lo;
             const char *name = fields[f].name;
             if (lo == H_DIM && (c->desc->args & TCOMM_ARG_CONCAT))
@@ -598,6 +636,8 @@ static tcomm_status_t agree(tcomm_comm_t *comm, const tcomm_call_t *call,
                            "to the backend's vtable)",
                            call->fn, comm->ops->name, call->desc->name);
     if (!tcomm_agrees(comm)) {
+        if (local == TCOMM_SUCCESS && call->desc->out == TCOMM_OUT_SPLIT_V)
+            return agree_vsizes(comm, call);
         if (local != TCOMM_SUCCESS || !(gather || a2av))
             return local;
         return gather ? exchange_sizes(comm, call, sizes)
