@@ -61,6 +61,10 @@ EXTRA_DIST += test/readme-check.sh
 TESTS += test/tcomm-info-check.sh
 EXTRA_DIST += test/tcomm-info-check.sh
 
+# Another MPI's launcher: a warning once per process, and tcomm_info.
+TESTS += test/launcher-check.sh
+EXTRA_DIST += test/launcher-check.sh
+
 # TCOMM_DEBUG=TRACE: one well-formed line per call on every backend.
 check_PROGRAMS += test/mpi_trace
 test_mpi_trace_SOURCES = test/mpi_trace.c

@@ -222,6 +222,7 @@ tcomm_status_t tcomm_comm_create_mpi(MPI_Comm mpi_comm, tcomm_comm_t **comm)
     static const char fn[] = "tcomm_comm_create_mpi";
     tcomm_error_clear();
     TCOMM_TRY(tcomm_mpi_check_ready(fn));
+    tcomm_mpi_warn_launcher();
     if (!comm)
         return tcomm_error(TCOMM_ERR_INVALID_ARG,
                            "%s: comm is NULL (pass the address of a "

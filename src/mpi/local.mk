@@ -14,7 +14,7 @@ libtcomm_internal_la_SOURCES += \
 	src/mpi/alltoall_v_pull.c \
 	src/mpi/reduce_scatter_v.c \
 	src/mpi/timeout.c src/mpi/cuda_aware_probe.c \
-	src/mpi/finalize_hook.c
+	src/mpi/finalize_hook.c src/mpi/launcher.c
 
 # reduce_scatter_v's pipeline along any dim (issue 16).
 libtcomm_internal_la_SOURCES += src/mpi/reduce_scatter_v_pipe.c

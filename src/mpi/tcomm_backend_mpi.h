@@ -65,6 +65,12 @@ tcomm_status_t tcomm_mpi_reduce_scatter_v(void *state,
 /* TCOMM_ERR_INVALID_ARG naming fn unless MPI is initialized and not
  * finalized (the MPI-based communicator constructors). */
 tcomm_status_t tcomm_mpi_check_ready(const char *fn);
+/* 1, and a sentence naming both in buf, when this process was started by
+ * a launcher whose job is larger than MPI's world of one rank (another
+ * MPI's launcher: src/mpi/launcher.c); the first communicator warns of
+ * it once per process (tcomm_mpi_warn_launcher). */
+int tcomm_mpi_launcher_mismatch(char *buf, size_t len);
+void tcomm_mpi_warn_launcher(void);
 /* TCOMM_ERR_INVALID_ARG naming fn if mpi_comm is an intercommunicator. */
 tcomm_status_t tcomm_mpi_check_intra(const char *fn, MPI_Comm mpi_comm);
 

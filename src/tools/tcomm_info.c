@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "tcomm_backend_mpi.h"
 #include "tcomm_config.h"
 #include "tcomm_info.h"
 #include "tcomm_internal.h"
@@ -110,6 +111,12 @@ static void print_runtime(info_out_t *o, int ranks)
     info_section(o, "run time");
     info_kv(o, "runtime.mpi_library", "MPI library", "%s", lib);
     info_kv(o, "runtime.ranks", "ranks", "%d", ranks);
+    char why[1024];
+    if (tcomm_mpi_launcher_mismatch(why, sizeof why))
+        info_kv(o, "runtime.launcher", "launcher", "WRONG: %s", why);
+    else
+        info_kv(o, "runtime.launcher", "launcher", "%s",
+                "matches MPI's world size");
 }
 
 /* This rank's own facts, as text in o's form, labelled with rank and
