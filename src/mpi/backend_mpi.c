@@ -11,6 +11,7 @@
 #include "tcomm_mpi_kernels.h"
 #include "tcomm_mpi.h"
 #include "tcomm_pull.h"
+#include "tcomm_node_map.h"
 #include "tcomm_shm_min.h"
 #include "tcomm_timeout.h"
 
@@ -85,6 +86,8 @@ static void mpi_destroy(void *state)
      * hang, so the communicator is left to MPI_Finalize. */
     int failed = st->owner && st->owner->failed, finalized = 0;
     tcomm_timeout_destroy(st->timeout, failed);
+    if (st->shm_min)
+        tcomm_node_map_release(st->shm_min);
     tcomm_shm_min_destroy(st->shm_min);
     MPI_Finalized(&finalized);
     if (!finalized && !failed)

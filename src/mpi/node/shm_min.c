@@ -90,6 +90,7 @@ struct tcomm_shm_min {
     uint64_t round;
     char *slots; /* [rank][parity], then a line per rank */
     size_t len;
+    int *map_slots; /* node_map.c's, per rank */
 };
 
 static slot_t *slot(tcomm_shm_min_t *s, int rank, uint64_t round)
@@ -139,10 +140,14 @@ int tcomm_shm_min_create(MPI_Comm comm, tcomm_shm_min_t **out)
     if (rc != MPI_SUCCESS || p == NULL)
         return rc;
     tcomm_shm_min_t *s = calloc(1, sizeof *s);
-    if (!s) { /* the others would wait for us: no way to agree now */
+    int *map_slots = calloc((size_t)size, sizeof *map_slots);
+    if (!s || !map_slots) { /* the others would wait: no way to agree */
+        free(s);
+        free(map_slots);
         munmap(p, segment_bytes(size));
         return MPI_ERR_NO_MEM;
     }
+    s->map_slots = map_slots;
     s->comm = comm;
     s->slots = p;
     s->len = segment_bytes(size);
@@ -157,7 +162,18 @@ void tcomm_shm_min_destroy(tcomm_shm_min_t *s)
     if (!s)
         return;
     munmap(s->slots, s->len);
+    free(s->map_slots);
     free(s);
+}
+
+int tcomm_shm_min_size(const tcomm_shm_min_t *s)
+{
+    return s->size;
+}
+
+int *tcomm_shm_map_slots(tcomm_shm_min_t *s)
+{
+    return s->map_slots;
 }
 
 static void wait_for(tcomm_shm_min_t *s, _Atomic uint64_t *word,

@@ -69,6 +69,11 @@ typedef struct {
     uint64_t dev, ino; /* the memfd's identity */
 } tcomm_shm_arena_t;
 
+/* s's ranks, and an int per rank that node_map.c keeps for s (the
+ * slot of the peer's mapped arena that s holds), zero at first. */
+int tcomm_shm_min_size(const tcomm_shm_min_t *s);
+int *tcomm_shm_map_slots(tcomm_shm_min_t *s);
+
 /* Has this rank written its arena line on s? */
 int tcomm_shm_arena_set(tcomm_shm_min_t *s);
 /* Write this rank's line (pid and ns filled in), a release store. */
