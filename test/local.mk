@@ -7,6 +7,15 @@ test_check_core_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 test_check_core_LDADD = libtcomm_internal.la $(CHECK_LIBS)
 TESTS += test/check_core
 
+# When the settings are read (the first graph), reload's snapshots, what
+# the parsers accept (issue 27). A process of its own: the first test
+# must be the first to read them.
+check_PROGRAMS += test/check_settings
+test_check_settings_SOURCES = test/check_settings.c
+test_check_settings_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+test_check_settings_LDADD = libtcomm_internal.la $(CHECK_LIBS)
+TESTS += test/check_settings
+
 check_PROGRAMS += test/mpi_collectives
 test_mpi_collectives_SOURCES = test/mpi_collectives.c test/mpi_reference.c \
 	test/mpi_reference.h

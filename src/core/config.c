@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The settings table: one row per TCOMM_* variable, parsed once. A value
+/* The settings table: one row per TCOMM_* variable, all read at once by
+ * the first tcomm_graph_create or communicator of the process (a tensor
+ * needs a graph, so nothing that reads a setting comes earlier). A value
  * that does not parse keeps the default and is reported as a warning. */
 #include <ctype.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,8 +41,9 @@ static const tcomm_setting_t settings[] = {
      "pinned host memory",
      tcomm_parse_tristate, FIELD(cuda_aware)},
     {"TCOMM_STAGING_CHUNK", "1M",
-     "bytes per chunk of the staged device path (suffix K, M or G)",
-     tcomm_parse_bytes, FIELD(staging_chunk)},
+     "bytes per chunk of the staged device path (suffix K, M or G; "
+     "64 at least)",
+     tcomm_parse_chunk, FIELD(staging_chunk)},
     {"TCOMM_SINGLE_COPY", "1",
      "1: host tensors of 4 KiB and more live in a shared arena that the "
      "node's other ranks map, and on one node the collectives copy "
@@ -58,10 +62,21 @@ static const tcomm_setting_t settings[] = {
 };
 #define NSETTINGS (sizeof settings / sizeof settings[0])
 
-static tcomm_config_t current;
-static pthread_once_t once = PTHREAD_ONCE_INIT;
+/* The settings in force: a snapshot that is never changed once
+ * published, so that a reader's pointer stays consistent while
+ * tcomm_config_reload publishes another (the older ones stay reachable
+ * through the chain: a few per test run). */
+typedef struct snapshot {
+    tcomm_config_t cfg;
+    struct snapshot *older;
+} snapshot_t;
 
-static void load(void)
+static snapshot_t first;
+static snapshot_t *_Atomic current;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t reload_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void read_environment(tcomm_config_t *out)
 {
     tcomm_config_t cfg;
     char err[256];
@@ -81,21 +96,39 @@ static void load(void)
             fprintf(stderr, "tcomm WARN: %s=%s ignored: %s (default %s)\n",
                     s->name, text, err, s->default_text);
     }
-    current = cfg;
-    __atomic_store_n(&tcomm_log_tracing, cfg.debug >= TCOMM_LOG_TRACE,
+    *out = cfg;
+}
+
+static void publish(snapshot_t *snap)
+{
+    atomic_store_explicit(&current, snap, memory_order_release);
+    __atomic_store_n(&tcomm_log_tracing, snap->cfg.debug >= TCOMM_LOG_TRACE,
                      __ATOMIC_RELAXED);
+}
+
+static void load(void)
+{
+    read_environment(&first.cfg);
+    publish(&first);
 }
 
 const tcomm_config_t *tcomm_config(void)
 {
     pthread_once(&once, load);
-    return &current;
+    return &atomic_load_explicit(&current, memory_order_acquire)->cfg;
 }
 
 void tcomm_config_reload(void)
 {
     pthread_once(&once, load);
-    load();
+    snapshot_t *snap = malloc(sizeof *snap);
+    if (!snap)
+        return; /* the settings in force stay */
+    read_environment(&snap->cfg);
+    pthread_mutex_lock(&reload_lock);
+    snap->older = atomic_load_explicit(&current, memory_order_relaxed);
+    publish(snap);
+    pthread_mutex_unlock(&reload_lock);
 }
 
 const tcomm_setting_t *tcomm_settings_table(size_t *count)
@@ -142,7 +175,8 @@ int tcomm_parse_bool(const char *text, void *field, char *err, size_t len)
         if (!strcasecmp(text, no[i]))
             return *(int *)field = 0, 0;
     }
-    snprintf(err, len, "expected 0 or 1");
+    snprintf(err, len, "expected 0 or 1 (also yes/no, true/false, on/off, "
+                       "in any case)");
     return -1;
 }
 
@@ -178,7 +212,8 @@ int tcomm_parse_tristate(const char *text, void *field, char *err,
         return *(int *)field = -1, 0;
     if (tcomm_parse_bool(text, field, err, len) == 0)
         return 0;
-    snprintf(err, len, "expected auto, 0 or 1");
+    snprintf(err, len, "expected auto, 0 or 1 (also yes/no, true/false, "
+                       "on/off)");
     return -1;
 }
 
@@ -203,6 +238,27 @@ bad:
     snprintf(err, len, "expected a positive byte count up to 1T, "
                        "optionally with K, M or G");
     return -1;
+}
+
+/* A staged chunk is a pipeline stage: below a cache line the per-chunk
+ * costs (an MPI call, a copy launch per few elements) swamp the bytes,
+ * so such a value is a typo ("1" for 1M), not a choice. The tests run
+ * many-chunk pipelines at 64 bytes. */
+#define CHUNK_MIN 64
+
+int tcomm_parse_chunk(const char *text, void *field, char *err, size_t len)
+{
+    size_t bytes;
+    if (tcomm_parse_bytes(text, &bytes, err, len) != 0)
+        return -1;
+    if (bytes < CHUNK_MIN) {
+        snprintf(err, len, "%zu bytes is below the smallest chunk, 64 "
+                           "bytes (give a size such as 1M; below 64K the "
+                           "per-chunk costs dominate)", bytes);
+        return -1;
+    }
+    *(size_t *)field = bytes;
+    return 0;
 }
 
 int tcomm_parse_progress(const char *text, void *field, char *err, size_t len)

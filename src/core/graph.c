@@ -3,6 +3,7 @@
  * live tensors. Ids come from a process-wide atomic counter. */
 #include <stdlib.h>
 
+#include "tcomm_config.h"
 #include "tcomm_internal.h"
 
 static atomic_uint_fast64_t next_graph_id = 1;
@@ -28,6 +29,7 @@ tcomm_status_t tcomm_graph_create(tcomm_device_t device,
                                   tcomm_graph_t **graph)
 {
     tcomm_error_clear();
+    (void)tcomm_config(); /* the point where the settings are read */
     if (!graph)
         return tcomm_error(TCOMM_ERR_INVALID_ARG,
                            "tcomm_graph_create: graph is NULL (pass the "

@@ -26,9 +26,12 @@ typedef struct {
     size_t offset;           /* of the field in tcomm_config_t */
 } tcomm_setting_t;
 
-/* The settings, read from the environment on first use. */
+/* The settings in force, read from the environment on first use: the
+ * first tcomm_graph_create or communicator of the process reads them. */
 const tcomm_config_t *tcomm_config(void);
-/* Re-read the environment (tests and tcomm_info). */
+/* Re-read the environment into a new snapshot (tests and tcomm_info):
+ * pointers from tcomm_config() keep the values they had; communicators
+ * already created keep theirs. */
 void tcomm_config_reload(void);
 /* The table, for tcomm_info; *count receives its length. */
 const tcomm_setting_t *tcomm_settings_table(size_t *count);
@@ -44,5 +47,7 @@ int tcomm_parse_tristate(const char *text, void *field, char *err,
 int tcomm_parse_bytes(const char *text, void *field, char *err, size_t len);
 int tcomm_parse_progress(const char *text, void *field, char *err,
                          size_t len);
+/* tcomm_parse_bytes, 64 at least (TCOMM_STAGING_CHUNK). */
+int tcomm_parse_chunk(const char *text, void *field, char *err, size_t len);
 
 #endif /* TCOMM_CONFIG_H */
