@@ -29,7 +29,7 @@ TESTS += test/install-check.sh
 EXTRA_DIST += test/install-check.sh test/contract_program.c \
 	test/contract_program_02.c test/mpi_suite.h
 
-# Packaging (issue 14): a static link through tcomm.pc's Libs.private,
+# Packaging (issue 14): a static link through tcomm-static.pc (issue 27),
 # the build tree's tcomm-uninstalled.pc, find_package(tcomm) from CMake,
 # configure --help / LICENSE / NEWS / the distribution, and a build
 # without Check.

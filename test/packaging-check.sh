@@ -32,8 +32,9 @@ grep -q "^tcomm $(sed -n 's/^Version: //p' "$build/tcomm.pc")" "$src/NEWS" ||
 
 make -s -C "$build" distdir distdir="$tmp/dist" >"$tmp/distdir.log" 2>&1 ||
     { tail -20 "$tmp/distdir.log"; fail "make distdir"; }
-for f in LICENSE NEWS README.md tcomm.pc.in tcomm-fortran.pc.in \
-         tcomm-uninstalled.pc.in tcomm-fortran-uninstalled.pc.in \
+for f in LICENSE NEWS README.md tcomm.pc.in tcomm-static.pc.in \
+         tcomm-fortran.pc.in tcomm-uninstalled.pc.in \
+         tcomm-fortran-uninstalled.pc.in \
          cmake/tcommConfig.cmake.in cmake/tcommConfigVersion.cmake.in \
          test/static-link-check.sh test/uninstalled-check.sh \
          test/cmake-check.sh test/packaging-check.sh test/no-check-build.sh; do
