@@ -6,6 +6,8 @@
 #                       the CUDA runtime, Gloo and libstdc++ (Gloo's C++,
 #                       nvcc's objects), and LIBS (-lm, -lpthread where
 #                       needed); tcomm.pc's Libs.private
+#   TCOMM_INSTALL_DIRS  prefix, libdir and includedir, expanded: those
+#                       `make install` must keep (Makefile.am)
 #   TCOMM_CMAKE_*       the CMake package config (cmake/): the private
 #                       libraries as a list, includedir relative to libdir,
 #                       whether Fortran was built, the MPI compiler wrappers
@@ -46,6 +48,10 @@ tcomm_inc=`tcomm_expand "$includedir"`
 tcomm_pfx=`tcomm_expand "$prefix"`
 prefix=$tcomm_save_prefix
 exec_prefix=$tcomm_save_exec_prefix
+# Where `make install` puts what names these directories (tcomm.pc, the
+# libraries libtool relinks): Makefile.am stops an install elsewhere.
+TCOMM_INSTALL_DIRS="$tcomm_pfx $tcomm_lib $tcomm_inc"
+AC_SUBST([TCOMM_INSTALL_DIRS])
 TCOMM_CMAKE_INCLUDEDIR=$tcomm_inc
 AS_CASE([$tcomm_lib], ["$tcomm_pfx"/*], [
   AS_CASE([$tcomm_inc], ["$tcomm_pfx"/*], [

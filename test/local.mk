@@ -61,6 +61,11 @@ $(tcomm_pkg_first_log): $(filter-out $(tcomm_pkg_first_log) \
 	$(tcomm_pkg_uninst_log),$(TEST_LOGS))
 $(tcomm_pkg_nocheck_log): test/packaging-check.sh.log
 
+# `make install prefix=DIR` away from configure's prefix stops before it
+# copies anything (issue 27).
+TESTS += test/install-prefix-check.sh
+EXTRA_DIST += test/install-prefix-check.sh
+
 # README.md's C and Fortran examples, compiled with its build-tree
 # commands and run at 1-4 ranks.
 TESTS += test/readme-check.sh
