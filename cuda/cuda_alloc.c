@@ -145,13 +145,6 @@ void tcomm_cuda_alloc_put(tcomm_cuda_alloc_t *a, void *ptr)
     pthread_mutex_unlock(&a->lock);
 }
 
-void tcomm_cuda_alloc_trim(tcomm_cuda_alloc_t *a)
-{
-    pthread_mutex_lock(&a->lock);
-    release_cached(a);
-    pthread_mutex_unlock(&a->lock);
-}
-
 void tcomm_cuda_alloc_fini(tcomm_cuda_alloc_t *a)
 {
     if (!a->live)

@@ -48,8 +48,7 @@ tcomm_status_t tcomm_cuda_alloc_init(tcomm_cuda_alloc_t *a);
 tcomm_status_t tcomm_cuda_alloc_get(tcomm_cuda_alloc_t *a, size_t bytes,
                                     void **ptr);
 void tcomm_cuda_alloc_put(tcomm_cuda_alloc_t *a, void *ptr);
-/* cudaFree every cached block (and every live one, at close). */
-void tcomm_cuda_alloc_trim(tcomm_cuda_alloc_t *a);
+/* cudaFree every cached and every live block. */
 void tcomm_cuda_alloc_fini(tcomm_cuda_alloc_t *a);
 
 /* Make ctx's device current on this thread. */

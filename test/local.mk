@@ -96,3 +96,6 @@ include test/backends.mk
 # The exported dynamic symbols are exactly the public API.
 TESTS += test/symbols-check.sh
 EXTRA_DIST += test/symbols-check.sh test/exported-symbols.txt
+# And every internal function has a caller (issue 27: no dead code).
+TESTS += test/dead-code-check.sh
+EXTRA_DIST += test/dead-code-check.sh

@@ -77,11 +77,6 @@ void tcomm_error_clear(void)
     last_status = TCOMM_SUCCESS;
 }
 
-tcomm_status_t tcomm_error_status(void)
-{
-    return last_status;
-}
-
 void tcomm_get_version(int *major, int *minor, int *patch)
 {
     if (major)

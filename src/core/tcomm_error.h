@@ -14,8 +14,6 @@ tcomm_status_t tcomm_error(tcomm_status_t status, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Clear this thread's last error (start of every public call). */
 void tcomm_error_clear(void);
-/* Status of this thread's last recorded error (TCOMM_SUCCESS if none). */
-tcomm_status_t tcomm_error_status(void);
 
 /* This thread's last error, kept across cleanup that may record errors
  * of its own (destroying half-made objects). */
