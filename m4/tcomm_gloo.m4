@@ -9,7 +9,8 @@
 #
 # An explicit --with-gloo that cannot be honoured stops configure.
 # Defines: GLOO_CPPFLAGS, GLOO_LIBS; AM_CONDITIONAL TCOMM_HAVE_GLOO;
-# TCOMM_HAVE_GLOO in config.h.
+# TCOMM_HAVE_GLOO in config.h, or tcomm_gloo_why (turned off, or why not
+# found) for configure.ac's TCOMM_GLOO_WHY.
 
 # The backend is one C++ file; libtool learns the C++ tag here.
 AC_PROG_CXX
@@ -24,7 +25,7 @@ tcomm_gloo_why=""
 GLOO_CPPFLAGS=""
 GLOO_LIBS=""
 AS_CASE([$with_gloo],
-  [no], [tcomm_gloo_why="disabled (--without-gloo)"],
+  [no], [tcomm_gloo_why="disabled by --without-gloo"],
   [yes|check], [],
   [GLOO_CPPFLAGS="-I$with_gloo/include"
    GLOO_LIBS="-L$with_gloo/lib -Wl,-rpath,$with_gloo/lib"
@@ -48,7 +49,7 @@ auto dev = gloo::transport::tcp::CreateDevice(a);
 return dev ? 0 : 1;]])],
     [AC_MSG_RESULT([yes]); tcomm_gloo_enabled=yes],
     [AC_MSG_RESULT([no])
-     tcomm_gloo_why="$CXX cannot build against Gloo (install libgloo-dev, or pass --with-gloo=DIR)"])
+     tcomm_gloo_why="$CXX cannot build against Gloo: install libgloo-dev, or pass --with-gloo=DIR"])
   CPPFLAGS=$tcomm_save_CPPFLAGS
   LIBS=$tcomm_save_LIBS
   AC_LANG_POP([C++])

@@ -22,7 +22,7 @@ tcomm_nccl_why=""
 NCCL_CPPFLAGS=""
 NCCL_LIBS=""
 AS_CASE([$with_nccl],
-  [no], [tcomm_nccl_why="disabled (--without-nccl)"],
+  [no], [tcomm_nccl_why="disabled by --without-nccl"],
   [yes|check], [tcomm_nccl_dir=$CUDA_DIR],
   [tcomm_nccl_dir=$with_nccl])
 

@@ -77,6 +77,9 @@ for be in gloo nccl; do
         fail "backend.$be.built is $(val backend.$be.built), config.h: $want"
     [ "$want" = yes ] || [ "$(val backend.$be.usable)" != yes ] ||
         fail "$be not built but usable"
+    # not built: configure's reason (turned off, or not found)
+    [ "$want" = yes ] || [ "$(val backend.$be.why)" = "$(def TCOMM_${up}_WHY)" ] ||
+        fail "backend.$be.why is '$(val backend.$be.why)', config.h: $(def TCOMM_${up}_WHY)"
 done
 for be in identity local mpi; do
     [ "$(val backend.$be.built)" = yes ] || fail "$be not built"

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* tcomm_info's backends section: built is what configure enabled
- * (config.h); usable is whether a communicator can be created here and
- * now, tried on the printing rank alone (identity, local, a one-rank Gloo
- * communicator in a scratch store, a one-rank NCCL communicator over
- * MPI_COMM_SELF); mpi is the collective creation over MPI_COMM_WORLD. */
+ * (config.h; if not, configure's reason: turned off, or not found);
+ * usable is whether a communicator can be created here and now, tried on
+ * the printing rank alone (identity, local, a one-rank Gloo communicator
+ * in a scratch store, a one-rank NCCL communicator over MPI_COMM_SELF);
+ * mpi is the collective creation over MPI_COMM_WORLD. */
 #define _GNU_SOURCE /* nftw, mkdtemp */
 #include <ftw.h>
 #include <stdio.h>
@@ -104,10 +105,10 @@ void info_backends(info_out_t *o, int mpi_status, const char *mpi_why)
     if (GLOO_BUILT)
         ok = gloo_usable(why, sizeof why);
     row(o, "gloo", GLOO_BUILT, GLOO_BUILT && ok,
-        GLOO_BUILT ? why : "configure found no Gloo: install libgloo-dev");
+        GLOO_BUILT ? why : TCOMM_GLOO_WHY);
     if (NCCL_BUILT)
         ok = usable(tcomm_comm_create_nccl(MPI_COMM_SELF, &comm), &comm,
                     why, sizeof why);
     row(o, "nccl", NCCL_BUILT, NCCL_BUILT && ok,
-        NCCL_BUILT ? why : "configure with --with-cuda and --with-nccl");
+        NCCL_BUILT ? why : TCOMM_NCCL_WHY);
 }
