@@ -38,8 +38,9 @@ for o in $("$info" -h | grep -oE -- '--[a-z-]+' | sort -u); do
     grep -qF -- "$(echo "$o" | sed 's/-/\\-/g')" "$man" ||
         fail "man page lacks $o"
 done
-"$info" --version | grep -qx 'tcomm [0-9]*\.[0-9]*\.[0-9]*' ||
-    fail "--version"
+for v in --version -V -v; do # -v too, like the harness (issue 27)
+    "$info" $v | grep -qx 'tcomm [0-9]*\.[0-9]*\.[0-9]*' || fail "$v"
+done
 
 # --parsable: key:value, the key a dotted name; every stable key there.
 p=$("$info" --parsable)

@@ -31,7 +31,7 @@
 #endif
 
 static const char usage_text[] =
-    "usage: tcomm_info [-p|--parsable] [-V|--version] [-h|--help]\n";
+    "usage: tcomm_info [-p|--parsable] [-V|-v|--version] [-h|--help]\n";
 
 void info_section(info_out_t *o, const char *title)
 {
@@ -216,16 +216,18 @@ static int parse_args(int argc, char **argv, int *parsable)
             printf("%s"
                    "Prints tcomm's version, build facts, backends, run-time "
                    "support and settings.\n"
-                   "  -p, --parsable  one key:value line per fact (stable "
+                   "  -p, --parsable     one key:value line per fact (stable "
                    "keys, for scripts)\n"
-                   "  -V, --version   print the version and exit\n"
-                   "  -h, --help      print this help and exit\n"
+                   "  -V, -v, --version  print the version and exit\n"
+                   "  -h, --help         print this help and exit\n"
                    "Under mpirun, rank 0 prints each rank's section, "
                    "labelled with its rank and host.\n",
                    usage_text);
             return 0;
         }
-        if (!strcmp(a, "-V") || !strcmp(a, "--version")) {
+        /* -v as well: the harness's spelling (osu_tcomm_* -v) */
+        if (!strcmp(a, "-V") || !strcmp(a, "-v") ||
+            !strcmp(a, "--version")) {
             int major, minor, patch;
             tcomm_get_version(&major, &minor, &patch);
             printf("tcomm %d.%d.%d\n", major, minor, patch);
