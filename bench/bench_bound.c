@@ -264,11 +264,14 @@ double bench_bound_at(const bench_run_t *r, double *copy_gbs,
         const bench_point_t *p = &bd->pt[k];
         if (p->bytes != r->bytes)
             continue;
+        double s = p->copy_s * p->w.copies + p->add_s * p->w.adds;
+        if (s < bench_tick()) /* noise, and a ratio over it is too */
+            return 0.0;
         if (p->copy_s > 0.0)
             *copy_gbs = (double)p->w.copy / p->copy_s * 1e-9;
         if (p->add_s > 0.0)
             *add_gbs = (double)p->w.add / p->add_s * 1e-9;
-        return (p->copy_s * p->w.copies + p->add_s * p->w.adds) * 1e6;
+        return s * 1e6;
     }
     return 0.0;
 }

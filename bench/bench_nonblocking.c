@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "bench_nonblocking.h"
+#include "bench_output.h"
 
 #define SIZE_W 10
 #define COL_W 18
@@ -258,36 +259,49 @@ void bench_nb_print_header(bench_run_t *r)
     if (o->blocking_ref)
         printf("# Blocking: the blocking tcomm call, timed as Pure Comm.\n");
     bench_sizes_print(r);
-    printf("%-*s%*s%*s%*s%*s", SIZE_W, "# Size", COL_W, "Overall(us)", COL_W,
-           "Compute(us)", COL_W, "Pure Comm.(us)", COL_W, "Overlap(%)");
+    printf("%-*s", SIZE_W, "# Size");
+    bench_col(COL_W, "Overall(us)");
+    bench_col(COL_W, "Compute(us)");
+    bench_col(COL_W, "Pure Comm.(us)");
+    bench_col(COL_W, "Overlap(%%)");
     if (o->blocking_ref)
-        printf("%*s", SHORT_W, "Blocking(us)");
-    if (o->baseline)
-        printf("%*s%*s%*s%*s", SHORT_W, "MPI Overall", SHORT_W,
-               "MPI Compute", SHORT_W, "MPI Pure", SHORT_W, "MPI Overlap");
+        bench_col(SHORT_W, "Blocking(us)");
+    if (o->baseline) {
+        bench_col(SHORT_W, "MPI Overall");
+        bench_col(SHORT_W, "MPI Compute");
+        bench_col(SHORT_W, "MPI Pure");
+        bench_col(SHORT_W, "MPI Overlap");
+    }
     if (o->validate)
-        printf("%*s", 12, "Validation");
+        bench_col(12, "Validation");
     printf("\n");
     fflush(stdout);
+}
+
+/* One side's Overall, Compute, Pure Comm. and Overlap columns. */
+static void side_cols(int width, const bench_nb_side_t *x)
+{
+    bench_col(width, "%.2f", x->overall_us);
+    bench_col(width, "%.2f", x->compute_us);
+    bench_col(width, "%.2f", x->pure_us);
+    bench_col(width, "%.2f", x->overlap);
 }
 
 void bench_nb_print_row(const bench_run_t *r, const bench_nb_result_t *res)
 {
     const bench_opts_t *o = r->opt;
     const bench_nb_side_t *t = &res->tc, *m = &res->mpi;
-    printf("%-*zu%*.2f%*.2f%*.2f%*.2f", SIZE_W, res->bytes, COL_W,
-           t->overall_us, COL_W, t->compute_us, COL_W, t->pure_us, COL_W,
-           t->overlap);
+    printf("%-*zu", SIZE_W, res->bytes);
+    side_cols(COL_W, t);
     if (o->blocking_ref)
-        printf("%*.2f", SHORT_W, res->blocking_us);
+        bench_col(SHORT_W, "%.2f", res->blocking_us);
     if (o->baseline && res->has_mpi)
-        printf("%*.2f%*.2f%*.2f%*.2f", SHORT_W, m->overall_us, SHORT_W,
-               m->compute_us, SHORT_W, m->pure_us, SHORT_W, m->overlap);
+        side_cols(SHORT_W, m);
     else if (o->baseline)
-        printf("%*s%*s%*s%*s", SHORT_W, "-", SHORT_W, "-", SHORT_W, "-",
-               SHORT_W, "-");
+        for (int i = 0; i < 4; i++)
+            bench_col(SHORT_W, "-");
     if (o->validate)
-        printf("%*s", 12, res->valid ? "Pass" : "Fail");
+        bench_col(12, "%s", res->valid ? "Pass" : "Fail");
     printf("\n");
     fflush(stdout);
 }

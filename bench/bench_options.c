@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* OSU's options plus --dim, --split-dim, --concat-dim, --uneven,
- * --baseline, --baseline-dtype, --json, --alloc, --max-time, --backend,
- * --threads.
- * Parsed before MPI_Init: a bad option or value prints one line on stderr
- * (from the rank that will be rank 0) and exits with status 2. */
+/* The harness's options (the table: bench_option_table.c), parsed before
+ * MPI_Init: a bad option or value, or one this program does not take,
+ * prints one line on stderr (from the rank that will be rank 0) and exits
+ * with status 2. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
@@ -11,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_option_table.h"
 #include "tcomm_bench.h"
 
 #define MAX_MESSAGE ((size_t)1 << 30) /* 1 GiB per rank */
@@ -40,78 +40,6 @@ void bench_die_usage(const bench_opts_t *opt, const char *fmt, ...)
         va_end(ap);
     }
     exit(BENCH_EXIT_USAGE);
-}
-
-static void usage(const bench_coll_t *coll, const bench_opts_t *opt)
-{
-    if (bench_launcher_rank() != 0)
-        return;
-    printf("Usage: mpirun -np N %s [options]\n"
-           "   or: %s --backend local [--threads N] [options]\n"
-           "tcomm %s latency against the raw MPI call (OSU-style).\n"
-           "  -m, --message-size [MIN:]MAX  message sizes in bytes per "
-           "rank (alltoall:\n"
-           "                                per rank and peer),\n"
-           "                                doubling (K, M, G suffixes; "
-           "default\n"
-           "                                one element to 1M)\n"
-           "  -i, --iterations N   timed iterations (default 1000, 100 "
-           "above 8 KiB)\n"
-           "  -x, --warmup N       warm-up iterations (default 200, 10 "
-           "above 8 KiB)\n"
-           "  -f, --full           add min, max latency and iterations\n"
-           "  -c, --validation     check every output element\n"
-           "  -T, --type DTYPE     f32 f64 f16 bf16 i32 u32 i64 i8 u8 "
-           "(default f32)\n"
-           "  -d, --accelerator D  host or cuda (default host)\n"
-           "      --dim D          allgather, reduce_scatter: along dim D "
-           "of [rows, n/rows],\n"
-           "                       rows the largest divisor of n up to 64 "
-           "(reduce_scatter:\n"
-           "                       one whose size along D divides by the "
-           "ranks)\n"
-           "      --split-dim D    alltoall: split along dim D (0 or 1; "
-           "default 0) of the\n"
-           "                       input, world_size chunks of [rows<=64, "
-           "n/rows] stacked\n"
-           "      --concat-dim D   alltoall: concatenate along dim D (0 or "
-           "1; default 0)\n"
-           "      --uneven         alltoall: tcomm_all_to_all_v, sizes "
-           "along the split dim\n"
-           "                       that differ by peer (baseline "
-           "MPI_Alltoallv)\n"
-           "      --baseline       time the fastest MPI formulation too, "
-           "interleaved, and\n"
-           "                       the bound of a single-copy algorithm\n"
-           "      --baseline-dtype D  allreduce, reduce_scatter: the "
-           "baseline reduces the\n"
-           "                       same bytes as D (default the dtype; "
-           "f32 for f16, bf16)\n"
-           "      --json FILE      write the results as JSON\n"
-           "      --alloc          time the allocating forms, not _into\n"
-           "      --private        host tensors over the harness's own "
-           "page-aligned\n"
-           "                       buffers (tcomm_tensor_wrap), not "
-           "tcomm's shared arena\n"
-           "      --max-time S     cap each size's timed loop at about S "
-           "seconds\n"
-           "%s"
-           "      --backend B      mpi (default), gloo (over TCP, host "
-           "only) or local\n"
-           "                       (ranks as threads of one process, no "
-           "--baseline)\n"
-           "      --threads N      local: N ranks as threads (default 2, "
-           "at most %d)\n"
-           "  -h, --help           this text;  -v, --version\n",
-           opt->prog, opt->prog, coll->title,
-           opt->nonblocking
-               ? "      --compute M      busy (default: OSU's compute loop) "
-                 "or sleep (the core\n"
-                 "                       free) between start and wait\n"
-                 "      --blocking-ref   time the blocking call too "
-                 "(Blocking column)\n"
-               : "",
-           BENCH_MAX_THREADS);
 }
 
 /* A non-negative integer with an optional K, M or G suffix (binary). */
@@ -206,39 +134,6 @@ static bench_backend_t parse_backend(const bench_opts_t *opt, const char *s)
                     "or local)", s);
 }
 
-enum {
-    OPT_DIM = 256, OPT_BASELINE, OPT_JSON, OPT_ALLOC, OPT_MAX_TIME,
-    OPT_BACKEND, OPT_THREADS, OPT_SPLIT_DIM, OPT_CONCAT_DIM, OPT_UNEVEN,
-    OPT_COMPUTE, OPT_BLOCKING_REF, OPT_BASELINE_DTYPE, OPT_PRIVATE
-};
-
-static const struct option longopts[] = {
-    {"message-size", required_argument, NULL, 'm'},
-    {"iterations", required_argument, NULL, 'i'},
-    {"warmup", required_argument, NULL, 'x'},
-    {"full", no_argument, NULL, 'f'},
-    {"validation", no_argument, NULL, 'c'},
-    {"type", required_argument, NULL, 'T'},
-    {"accelerator", required_argument, NULL, 'd'},
-    {"help", no_argument, NULL, 'h'},
-    {"version", no_argument, NULL, 'v'},
-    {"dim", required_argument, NULL, OPT_DIM},
-    {"baseline", no_argument, NULL, OPT_BASELINE},
-    {"json", required_argument, NULL, OPT_JSON},
-    {"alloc", no_argument, NULL, OPT_ALLOC},
-    {"max-time", required_argument, NULL, OPT_MAX_TIME},
-    {"backend", required_argument, NULL, OPT_BACKEND},
-    {"threads", required_argument, NULL, OPT_THREADS},
-    {"split-dim", required_argument, NULL, OPT_SPLIT_DIM},
-    {"concat-dim", required_argument, NULL, OPT_CONCAT_DIM},
-    {"uneven", no_argument, NULL, OPT_UNEVEN},
-    {"compute", required_argument, NULL, OPT_COMPUTE},
-    {"blocking-ref", no_argument, NULL, OPT_BLOCKING_REF},
-    {"baseline-dtype", required_argument, NULL, OPT_BASELINE_DTYPE},
-    {"private", no_argument, NULL, OPT_PRIVATE},
-    {NULL, 0, NULL, 0},
-};
-
 /* The text of the option getopt just rejected. */
 static const char *bad_option(char **argv, int c)
 {
@@ -259,8 +154,7 @@ static int parse_dim(const bench_opts_t *opt, const char *flag,
     return s[0] - '0';
 }
 
-static void parse_one(int c, char **argv, const bench_coll_t *coll,
-                      bench_opts_t *opt)
+static void parse_one(int c, char **argv, bench_opts_t *opt)
 {
     switch (c) {
     case 'm': parse_sizes(opt, optarg); break;
@@ -285,41 +179,17 @@ static void parse_one(int c, char **argv, const bench_coll_t *coll,
                             "cuda)", optarg);
         opt->cuda = strcmp(optarg, "cuda") == 0;
         break;
-    case OPT_DIM:
-        if (coll->kind == BENCH_ALLTOALL)
-            bench_die_usage(opt, "--dim: alltoall has two dims (use "
-                            "--split-dim D --concat-dim D)");
-        if (!coll->has_dim)
-            bench_die_usage(opt, "--dim: %s has no dim (only allgather "
-                            "and reduce_scatter)", coll->name);
-        opt->dim = parse_dim(opt, "--dim", optarg);
-        break;
+    case OPT_DIM: opt->dim = parse_dim(opt, "--dim", optarg); break;
     case OPT_SPLIT_DIM:
-    case OPT_CONCAT_DIM:
-    case OPT_UNEVEN: {
-        const char *flag = c == OPT_SPLIT_DIM    ? "--split-dim"
-                           : c == OPT_CONCAT_DIM ? "--concat-dim"
-                                                 : "--uneven";
-        if (coll->kind != BENCH_ALLTOALL)
-            bench_die_usage(opt, "%s: only osu_tcomm_alltoall has it (%s "
-                            "has %s)", flag, coll->name,
-                            coll->has_dim ? "--dim" : "no dim");
-        if (c == OPT_SPLIT_DIM)
-            opt->split_dim = parse_dim(opt, flag, optarg);
-        else if (c == OPT_CONCAT_DIM)
-            opt->concat_dim = parse_dim(opt, flag, optarg);
-        else
-            opt->uneven = 1;
+        opt->split_dim = parse_dim(opt, "--split-dim", optarg);
         break;
-    }
+    case OPT_CONCAT_DIM:
+        opt->concat_dim = parse_dim(opt, "--concat-dim", optarg);
+        break;
+    case OPT_UNEVEN: opt->uneven = 1; break;
     case OPT_BASELINE: opt->baseline = 1; break;
     case OPT_PRIVATE: opt->private_buffers = 1; break;
     case OPT_BASELINE_DTYPE:
-        if (coll->kind != BENCH_ALLREDUCE &&
-            coll->kind != BENCH_REDUCE_SCATTER)
-            bench_die_usage(opt, "--baseline-dtype: only the reductions "
-                            "have it (%s's baseline moves the same bytes)",
-                            coll->name);
         if (bench_dtype_parse(optarg, &opt->baseline_dtype))
             bench_die_usage(opt, "--baseline-dtype: unknown dtype '%s' "
                             "(use f32, f64, i32, u32, i64, i8 or u8)",
@@ -342,19 +212,12 @@ static void parse_one(int c, char **argv, const bench_coll_t *coll,
         opt->threads = (int)parse_count(opt, "--threads", optarg, 1,
                                         BENCH_MAX_THREADS);
         break;
+    case OPT_BLOCKING_REF: opt->blocking_ref = 1; break;
     case OPT_COMPUTE:
-    case OPT_BLOCKING_REF:
-        if (!opt->nonblocking)
-            bench_die_usage(opt, "%s: only the nonblocking programs have it "
-                            "(osu_tcomm_i%s)", c == OPT_COMPUTE ? "--compute"
-                            : "--blocking-ref", coll->name);
-        if (c == OPT_BLOCKING_REF)
-            opt->blocking_ref = 1;
-        else if (strcmp(optarg, "busy") && strcmp(optarg, "sleep"))
+        if (strcmp(optarg, "busy") && strcmp(optarg, "sleep"))
             bench_die_usage(opt, "--compute: unknown mode '%s' (use busy or "
                             "sleep)", optarg);
-        else
-            opt->compute_sleep = strcmp(optarg, "sleep") == 0;
+        opt->compute_sleep = strcmp(optarg, "sleep") == 0;
         break;
     case ':':
         bench_die_usage(opt, "option %s needs a value", bad_option(argv, 0));
@@ -384,19 +247,6 @@ static void check_backend(bench_opts_t *opt)
                         "only (use --backend mpi or local)");
 }
 
-/* The forms that have no nonblocking start. */
-static void check_nonblocking(bench_opts_t *opt)
-{
-    if (!opt->nonblocking)
-        return;
-    if (opt->alloc)
-        bench_die_usage(opt, "--alloc: the nonblocking starts write into a "
-                        "caller-owned out (drop --alloc)");
-    if (opt->uneven)
-        bench_die_usage(opt, "--uneven: tcomm_all_to_all_v has no "
-                        "nonblocking start (use osu_tcomm_alltoall)");
-}
-
 static void parse(int argc, char **argv, const bench_coll_t *coll,
                   int nonblocking, bench_opts_t *opt)
 {
@@ -415,18 +265,22 @@ static void parse(int argc, char **argv, const bench_coll_t *coll,
 
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, ":m:i:x:fcT:d:hv", longopts,
+    while ((c = getopt_long(argc, argv, bench_shortopts(), bench_longopts(),
                             NULL)) != -1) {
-        if (c == 'h' || c == 'v') {
+        const char *name, *why = bench_option_refused(c, coll,
+                                                      nonblocking, &name);
+        if (why)
+            bench_die_usage(opt, "--%s: %s", name, why);
+        if (c == 'h' || c == 'v' || c == 'V') {
             if (c == 'h')
-                usage(coll, opt);
+                bench_usage(coll, opt);
             else if (bench_launcher_rank() == 0)
                 printf("%s (tcomm %d.%d.%d)\n", opt->prog,
                        TCOMM_VERSION_MAJOR, TCOMM_VERSION_MINOR,
                        TCOMM_VERSION_PATCH);
             exit(0);
         }
-        parse_one(c, argv, coll, opt);
+        parse_one(c, argv, opt);
     }
     if (optind < argc)
         bench_die_usage(opt, "unexpected argument '%s'", argv[optind]);
@@ -436,7 +290,6 @@ static void parse(int argc, char **argv, const bench_coll_t *coll,
         bench_die_usage(opt, "-m: MAX %zu is smaller than one %s element",
                         opt->max_bytes, bench_dtype_name(opt->dtype));
     check_backend(opt);
-    check_nonblocking(opt);
 }
 
 void bench_parse(int argc, char **argv, const bench_coll_t *coll,

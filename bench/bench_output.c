@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* OSU's output layout (size, then latencies at 2 decimals in 18-wide
- * columns), the added algbw/busbw/baseline/validation columns, and the
+ * columns, each after at least one space), the added algbw/busbw/baseline/validation columns, and the
  * JSON file of --json. Called on rank 0 only. */
+#include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "bench_nonblocking.h"
 #include "bench_output.h"
@@ -13,10 +13,23 @@
 #define COL_W 14
 #define CALL_W 26 /* "MPI_Reduce_scatter_block" */
 
-static const char *check_mode(void)
+void bench_col(int width, const char *fmt, ...)
 {
-    const char *v = getenv("TCOMM_CHECK");
-    return v && *v ? v : "default";
+    char v[64];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(v, sizeof v, fmt, ap);
+    va_end(ap);
+    printf(" %*s", width - 1, v);
+}
+
+/* The mode the communicator runs in: TCOMM_CHECK as the library read it
+ * (a value it ignores keeps the default), or tcomm_comm_set_attr's. */
+static int check_mode(tcomm_comm_t *comm)
+{
+    int on = 1;
+    tcomm_comm_get_attr(comm, TCOMM_ATTR_CHECK, &on);
+    return on;
 }
 
 void bench_print_header(bench_run_t *r)
@@ -30,7 +43,7 @@ void bench_print_header(bench_run_t *r)
            o->cuda ? "cuda" : "host");
     if (r->coll->has_dim)
         printf(", dim %d of [rows<=64, n/rows]", o->dim);
-    printf(", TCOMM_CHECK=%s, %s forms\n", check_mode(),
+    printf(", TCOMM_CHECK=%d, %s forms\n", check_mode(r->comm),
            o->alloc || o->uneven ? "allocating" : "_into");
     if (r->coll->kind == BENCH_ALLTOALL)
         bench_alltoall_header(r);
@@ -51,18 +64,26 @@ void bench_print_header(bench_run_t *r)
         printf("%-*s", SIZE_W, "# Size");
     else
         printf("#");
-    printf("%*s", LAT_W, "Avg Latency(us)");
-    if (o->full)
-        printf("%*s%*s%*s", LAT_W, "Min Latency(us)", LAT_W,
-               "Max Latency(us)", 12, "Iterations");
-    if (r->coll->sized)
-        printf("%*s%*s", COL_W, "algbw(GB/s)", COL_W, "busbw(GB/s)");
-    if (o->baseline)
-        printf("%*s%*s%*s%*s%*s%*s", COL_W, "Bound(us)", CALL_W, "MPI call",
-               COL_W, "MPI Avg(us)", COL_W, "Med(us)", COL_W, "MPI Med(us)",
-               9, "Ratio");
+    bench_col(LAT_W, "Avg Latency(us)");
+    if (o->full) {
+        bench_col(LAT_W, "Min Latency(us)");
+        bench_col(LAT_W, "Max Latency(us)");
+        bench_col(12, "Iterations");
+    }
+    if (r->coll->sized) {
+        bench_col(COL_W, "algbw(GB/s)");
+        bench_col(COL_W, "busbw(GB/s)");
+    }
+    if (o->baseline) {
+        bench_col(COL_W, "Bound(us)");
+        bench_col(CALL_W, "MPI call");
+        bench_col(COL_W, "MPI Avg(us)");
+        bench_col(COL_W, "Med(us)");
+        bench_col(COL_W, "MPI Med(us)");
+        bench_col(9, "Ratio");
+    }
     if (o->validate)
-        printf("%*s", 12, "Validation");
+        bench_col(12, "Validation");
     printf("\n");
     fflush(stdout);
 }
@@ -81,28 +102,38 @@ void bench_print_row(const bench_run_t *r, const bench_result_t *res)
         printf("%-*zu", SIZE_W, res->bytes);
     else
         printf(" ");
-    printf("%*.2f", LAT_W, res->avg_us);
-    if (o->full)
-        printf("%*.2f%*.2f%*ld", LAT_W, res->min_us, LAT_W, res->max_us, 12,
-               res->iters);
-    if (r->coll->sized)
-        printf("%*.4f%*.4f", COL_W, bw, COL_W,
-               bw * r->coll->bus_factor(r->np));
-    if (o->baseline && res->bound_us > 0.0)
-        printf("%*.3f", COL_W, res->bound_us);
-    else if (o->baseline)
-        printf("%*s", COL_W, "-");
-    if (o->baseline)
-        printf("%*s", CALL_W,
-               res->has_mpi ? bench_mpi_call(r, res->mpi_form) : "-");
-    if (o->baseline && res->has_mpi)
-        printf("%*.2f%*.2f%*.2f%*.3f", COL_W, res->mpi_avg_us, COL_W,
-               res->med_us, COL_W, res->mpi_med_us, 9, res->ratio);
-    else if (o->baseline)
-        printf("%*s%*.2f%*s%*s", COL_W, "-", COL_W, res->med_us, COL_W, "-",
-               9, "-");
+    bench_col(LAT_W, "%.2f", res->avg_us);
+    if (o->full) {
+        bench_col(LAT_W, "%.2f", res->min_us);
+        bench_col(LAT_W, "%.2f", res->max_us);
+        bench_col(12, "%ld", res->iters);
+    }
+    if (r->coll->sized) {
+        bench_col(COL_W, "%.4f", bw);
+        bench_col(COL_W, "%.4f", bw * r->coll->bus_factor(r->np));
+    }
+    if (o->baseline) {
+        if (res->bound_us > 0.0)
+            bench_col(COL_W, "%.3f", res->bound_us);
+        else
+            bench_col(COL_W, "-");
+        bench_col(CALL_W, "%s",
+                  res->has_mpi ? bench_mpi_call(r, res->mpi_form) : "-");
+        if (res->has_mpi)
+            bench_col(COL_W, "%.2f", res->mpi_avg_us);
+        else
+            bench_col(COL_W, "-");
+        bench_col(COL_W, "%.2f", res->med_us);
+        if (res->has_mpi) {
+            bench_col(COL_W, "%.2f", res->mpi_med_us);
+            bench_col(9, "%.3f", res->ratio);
+        } else {
+            bench_col(COL_W, "-");
+            bench_col(9, "-");
+        }
+    }
     if (o->validate)
-        printf("%*s", 12, res->valid ? "Pass" : "Fail");
+        bench_col(12, "%s", res->valid ? "Pass" : "Fail");
     printf("\n");
     fflush(stdout);
 }
@@ -115,10 +146,10 @@ FILE *bench_json_open(const bench_run_t *r)
         return NULL;
     fprintf(f, "{\"benchmark\": \"%s\", \"np\": %d, \"backend\": \"%s\", "
             "\"dtype\": \"%s\", \"device\": \"%s\", \"dim\": %d, "
-            "\"check\": \"%s\", \"forms\": \"%s\", \"blocks\": %d, ",
+            "\"check\": \"%d\", \"forms\": \"%s\", \"blocks\": %d, ",
             r->coll->name, r->np, bench_backend_name(o->backend),
             bench_dtype_name(o->dtype),
-            o->cuda ? "cuda" : "host", o->dim, check_mode(),
+            o->cuda ? "cuda" : "host", o->dim, check_mode(r->comm),
             o->alloc || o->uneven ? "allocating" : "into", BENCH_BLOCKS);
     if (o->baseline && r->coll->sized)
         fprintf(f, "\"baseline_dtype\": \"%s\", ",

@@ -30,6 +30,11 @@ typedef struct {
     double copy_gbs, add_gbs;
 } bench_result_t;
 
+/* One column of a table: the value printf makes of @p fmt, right-aligned
+ * in @p width after at least one space, so that a figure wider than its
+ * column still stands apart from the one before. */
+void bench_col(int width, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 /* The title and settings, the sizes skipped or rounded, the column heads
  * (setup of each size runs again on @p r). */
 void bench_print_header(bench_run_t *r);

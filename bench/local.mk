@@ -20,6 +20,8 @@ bench_libtcomm_bench_la_SOURCES = \
 	bench/bench_data.c \
 	bench/bench_nonblocking.c \
 	bench/bench_nonblocking.h \
+	bench/bench_option_table.c \
+	bench/bench_option_table.h \
 	bench/bench_options.c \
 	bench/bench_output.c \
 	bench/bench_output.h \
@@ -111,6 +113,13 @@ test_bench_combine_CPPFLAGS = $(BENCH_CPPFLAGS)
 test_bench_combine_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 test_bench_combine_LDADD = $(BENCH_LDADD) $(CHECK_LIBS) -lm
 TESTS += test/bench_combine
+# Every column of a row apart from the next, whatever its width (Check).
+check_PROGRAMS += test/bench_row
+test_bench_row_SOURCES = test/bench_row.c
+test_bench_row_CPPFLAGS = $(BENCH_CPPFLAGS)
+test_bench_row_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+test_bench_row_LDADD = $(BENCH_LDADD) $(CHECK_LIBS)
+TESTS += test/bench_row
 
 # Option checking and a quick -c run of every program (1 and 2 ranks);
 # the output read as printed (Ratio, the summary's digits, sizes).

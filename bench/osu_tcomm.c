@@ -305,6 +305,8 @@ int main(int argc, char **argv)
     proto.esize = bench_dtype_size(opt.dtype);
     proto.np = opt.backend == BENCH_BACKEND_LOCAL ? world.n : world.mpi_size;
 
+    proto.comm = world.comms[0]; /* the JSON's check mode (the ranks get
+                                    their own in bench_world_run) */
     int code = 0;
     if (opt.json && world.mpi_rank == 0) {
         json = bench_json_open(&proto);

@@ -166,7 +166,8 @@ tcomm_dtype_t bench_baseline_dtype(const bench_run_t *r);
  * node's copy and add bandwidth at every size of the run, every rank at
  * once, before the timed sizes (0, or 1 if the scratch could not be
  * allocated on some rank); bench_bound_at returns the bound of the
- * current size in microseconds (0: none, e.g. one rank or a barrier)
+ * current size in microseconds (0: none, e.g. one rank or a barrier,
+ * or below bench_tick: a few bytes copy faster than the clock can tell)
  * and the rates it rests on in *copy_gbs and *add_gbs (0 where the bound
  * has no copy or no add). Collective over the world. */
 struct bench_bound;
@@ -216,6 +217,8 @@ void bench_sync_doubles(const bench_run_t *r, const double *in, double *out,
                         int n, bench_reduce_t op);
 /* Seconds on a monotonic clock (MPI_Wtime is not for the threads). */
 double bench_now(void);
+/* bench_now's resolution in seconds: a time below it is noise. */
+double bench_tick(void);
 
 /* bench_data.c: dtypes, fill, compare */
 const char *bench_dtype_name(tcomm_dtype_t dtype);

@@ -116,4 +116,47 @@ for p in allreduce reduce_scatter; do
     expect_usage "$p" --baseline-dtype
 done
 
+# -h lists exactly the options each program takes (issue 27): an option
+# is taken when `PROGRAM OPTION [VALUE] -h` exits 0 (-h comes after it).
+value() {
+    case $1 in
+    --message-size) echo 4 ;; --iterations) echo 1 ;; --warmup) echo 0 ;;
+    --type | --baseline-dtype) echo f32 ;; --accelerator) echo host ;;
+    --dim | --split-dim | --concat-dim) echo 0 ;; --json) echo "$tmp/h.json" ;;
+    --max-time) echo 1 ;; --backend) echo mpi ;; --threads) echo 2 ;;
+    --compute) echo busy ;;
+    esac
+}
+progs="allreduce allgather reduce_scatter bcast barrier alltoall iallreduce
+    iallgather ireduce_scatter ibcast ialltoall"
+for p in $progs; do
+    "$bindir/osu_tcomm_$p" -h | grep -oE -- '--[a-z][a-z-]*' | sort -u \
+        > "$tmp/listed.$p"
+done
+cat "$tmp"/listed.* | sort -u > "$tmp/all"
+for p in $progs; do
+    for o in $(cat "$tmp/all"); do
+        v=$(value "$o")
+        # shellcheck disable=SC2086
+        if "$bindir/osu_tcomm_$p" "$o" $v -h > /dev/null 2>&1; then
+            took=yes
+        else
+            took=no
+        fi
+        listed=no
+        grep -qx -- "$o" "$tmp/listed.$p" && listed=yes
+        [ "$took" = "$listed" ] ||
+            fail "osu_tcomm_$p $o: -h lists it: $listed; takes it: $took"
+    done
+done
+echo "ok: -h lists what each program takes ($(wc -l < "$tmp/all") options)"
+# the version: -v, -V and --version alike, like tcomm_info
+for p in $progs; do
+    for v in -v -V --version; do
+        out=$("$bindir/osu_tcomm_$p" "$v" 2>&1) &&
+            echo "$out" | grep -qx "osu_tcomm_$p (tcomm [0-9.]*)" ||
+            fail "osu_tcomm_$p $v: $out"
+    done
+done
+
 [ "$failures" -eq 0 ] || { echo "$failures failures"; exit 1; }

@@ -7,7 +7,9 @@
 # - summary.txt prints a judged figure with enough digits that it lies on
 #   the side of the limit its verdict says (crafted .dat files);
 # - sizes that the collective cannot run as asked are named in a comment
-#   line, and a run with no size left exits 2 with one line on stderr.
+#   line, and a run with no size left exits 2 with one line on stderr;
+# - the title names the TCOMM_CHECK mode that ran, and a Bound below the
+#   timer's resolution reads "-".
 set -u
 . "$(dirname "$0")/bench_lib.sh"
 
@@ -150,6 +152,31 @@ on_ranks 2 reduce_scatter -i 2 -x 0 -m 8:16 > "$tmp/out" 2>&1
 if grep -Eq "^#.*(skipped|rounded)" "$tmp/out"; then
     fail "2 ranks: osu_tcomm_reduce_scatter -m 8:16: a comment about sizes"
     cat "$tmp/out"
+fi
+
+# The title and the JSON name the TCOMM_CHECK mode that ran: a value the
+# library ignores (with a warning) runs checked (issue 27).
+for m in bogus:1 0:0 1:1 on:1 :1; do
+    TCOMM_CHECK=${m%%:*} on_ranks 1 allreduce -m 4 -i 2 -x 0 \
+        --json "$tmp/c.json" > "$tmp/out" 2> "$tmp/err"
+    if ! grep -q "^# ranks .*, TCOMM_CHECK=${m#*:}, " "$tmp/out" ||
+       ! grep -q "\"check\": \"${m#*:}\"" "$tmp/c.json"; then
+        fail "TCOMM_CHECK=${m%%:*}: the title and JSON do not say ${m#*:}"
+        head -2 "$tmp/out"
+    fi
+done
+
+# A bound below the timer's resolution (1 ns, 0.001 us) is noise: the
+# Bound column shows "-" and the JSON has no bound_us (issue 27).
+on_ranks 2 allreduce --baseline -m 4:64 -i 20 -x 2 --json "$tmp/b.json" \
+    > "$tmp/out" 2> "$tmp/err"
+if ! awk '/^#/ { next } $5 != "-" && $5 + 0 < 0.001 { bad++ }
+          END { exit bad > 0 }' "$tmp/out" ||
+   grep -Eq '"bound_us": 0\.000[0-9]*,' "$tmp/b.json"; then
+    fail "a Bound below 0.001 us printed"
+    cat "$tmp/out"
+else
+    echo "ok: Bound below the timer's resolution: $(awk '!/^#/ { printf "%s ", $5 }' "$tmp/out")"
 fi
 
 [ "$failures" -eq 0 ] || { echo "$failures failures"; exit 1; }
