@@ -22,13 +22,19 @@ static const struct {
     {"PMI_SIZE", "a PMI launcher such as MPICH's mpiexec (Hydra)"},
 };
 
-/* The first line of MPI's own name for itself, e.g. "Open MPI v4.1.4". */
+/* MPI's own name for itself, short: "Open MPI v4.1.4", "MPICH 4.0.2"
+ * (from "MPICH Version:\t4.0.2\n..."). */
 static void library_name(char *buf, size_t len)
 {
     char lib[MPI_MAX_LIBRARY_VERSION_STRING] = "";
     int n = 0;
     MPI_Get_library_version(lib, &n);
     lib[strcspn(lib, ",\n")] = '\0';
+    char *v = strstr(lib, " Version:");
+    if (v)
+        memmove(v, v + 9, strlen(v + 9) + 1);
+    for (char *c = lib; *c; c++)
+        *c = *c == '\t' ? ' ' : *c;
     snprintf(buf, len, "%s", lib[0] ? lib : "this MPI");
 }
 
