@@ -5,6 +5,7 @@
 libtcomm_internal_la_SOURCES += \
 	src/core/tcomm_internal.h src/core/tcomm_error.h \
 	src/core/tcomm_log.h src/core/tcomm_config.h \
+	src/core/tcomm_paths.h src/core/paths.c \
 	src/core/tcomm_test_hooks.h src/core/test_hooks.c \
 	src/core/status.c src/core/log.c src/core/config.c \
 	src/core/graph.c src/core/tensor.c src/core/tensor_access.c \

@@ -10,6 +10,7 @@
 #include "tcomm.h"
 #include "tcomm_backend.h"
 #include "tcomm_error.h"
+#include "tcomm_paths.h"
 
 /* One cache line: the unit of the shared-memory layouts (a line per rank,
  * so that no two ranks write one line) and of host tensor alignment. */
@@ -120,6 +121,7 @@ struct tcomm_comm {
     uint64_t seq;      /* collectives entered on this communicator */
     tcomm_status_t failed; /* non-zero once the communicator is unusable */
     uint64_t trace_id; /* TCOMM_DEBUG=TRACE: its number, 0 until traced */
+    tcomm_paths_logged_t paths_logged; /* INFO lines printed (paths.c) */
     /* Nonblocking collectives (src/frontend/progress.c). */
     int progress_thread_ok; /* the backend's ops may run on another thread
                                (MPI: MPI_THREAD_MULTIPLE) */

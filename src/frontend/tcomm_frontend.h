@@ -9,16 +9,7 @@
 
 #include "tcomm_internal.h"
 
-typedef enum {
-    TCOMM_COLL_ALL_REDUCE = 1,
-    TCOMM_COLL_ALL_GATHER,
-    TCOMM_COLL_REDUCE_SCATTER,
-    TCOMM_COLL_BROADCAST,
-    TCOMM_COLL_BARRIER,
-    TCOMM_COLL_ALL_TO_ALL, /* contract 0.2 */
-    TCOMM_COLL_ALL_TO_ALL_V,
-    TCOMM_COLL_REDUCE_SCATTER_V
-} tcomm_coll_kind_t;
+/* tcomm_coll_kind_t: src/core/tcomm_paths.h, which the backends share. */
 
 /* The arguments a collective takes besides the communicator. */
 enum {
@@ -175,7 +166,7 @@ uint64_t tcomm_agree_v_exchanges(void);
 uint64_t tcomm_eager_calls(void);
 /* The agreed call's output from the inputs carried (sizes: all_gather's,
  * or all_to_all_v's recv sizes, as tcomm_agree gave them). */
-tcomm_status_t tcomm_eager_run(const tcomm_comm_t *comm,
+tcomm_status_t tcomm_eager_run(tcomm_comm_t *comm,
                                const tcomm_call_t *c,
                                const tcomm_eager_t *e, const size_t *sizes,
                                tcomm_tensor_t *out);

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The paths' words and their once-per-communicator INFO lines. */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "tcomm_internal.h"
+#include "tcomm_log.h"
+#include "tcomm_paths.h"
+
+/* tcomm_path_packed and tcomm_path_device count on this order. */
+#define SAME(a, b) ((int)TCOMM_PATH_##a == (int)TCOMM_PATH_##b)
+_Static_assert(SAME(PACK_MPI_ALLTOALL_UNPACK, MPI_ALLTOALL + 3) &&
+                   SAME(PACK_MPI_ALLTOALLV_UNPACK, MPI_ALLTOALLV + 3) &&
+                   SAME(MPI_ALLTOALLV, MPI_ALLTOALL + 4) &&
+                   SAME(MPI_ALLTOALL_PIECES, MPI_ALLTOALLV + 4) &&
+                   SAME(PACK_MPI_ALLTOALL_PIECES_UNPACK,
+                        MPI_ALLTOALL_PIECES + 3),
+               "the all-to-all exchanges: base, pack+, +unpack, both");
+_Static_assert(SAME(DEVICE_STAGED_FOLD, DEVICE_STAGED + 1) &&
+                   SAME(DEVICE_STAGED_UNPACK, DEVICE_STAGED + 2) &&
+                   SAME(DEVICE_STAGED_PACK, DEVICE_STAGED + 4) &&
+                   SAME(DEVICE_DIRECT, DEVICE_STAGED + 8) &&
+                   SAME(DEVICE_DIRECT_PACK_UNPACK_FOLD, DEVICE_STAGED + 15) &&
+                   TCOMM_PATH_DEVICE_DIRECT_PACK_UNPACK_FOLD + 1 ==
+                       TCOMM_PATH_COUNT,
+               "the device paths: staged + 8 direct + 4 pack + 2 unpack "
+               "+ fold, last in the list");
+_Static_assert(sizeof(tcomm_paths_logged_t) * 8 >=
+                   (size_t)TCOMM_COLL_KINDS * TCOMM_PATH_COUNT,
+               "a bit for every (collective, path)");
+
+const char *tcomm_path_word(tcomm_path_t path)
+{
+    static const char *const words[] = {
+#define TCOMM_PATH_WORD(id, word) word,
+        TCOMM_PATHS(TCOMM_PATH_WORD)
+#undef TCOMM_PATH_WORD
+    };
+    return (unsigned)path < TCOMM_PATH_COUNT ? words[path] : "unknown";
+}
+
+void tcomm_note_path(tcomm_comm_t *comm, tcomm_coll_kind_t coll,
+                     tcomm_path_t path, const char *fmt, ...)
+{
+    const char *word = tcomm_path_word(path);
+    TCOMM_TRACE_PATH(word);
+    if (!comm || tcomm_log_level() < TCOMM_LOG_INFO ||
+        (unsigned)coll >= TCOMM_COLL_KINDS)
+        return;
+    size_t bit = (size_t)coll * TCOMM_PATH_COUNT + (size_t)path;
+    uint64_t *w = &comm->paths_logged.bits[bit / 64];
+    uint64_t mask = (uint64_t)1 << (bit % 64);
+    if (*w & mask)
+        return;
+    *w |= mask;
+    char what[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    tcomm_log_print(TCOMM_LOG_INFO, comm->rank, "%s [path=%s]", what, word);
+}
