@@ -24,14 +24,14 @@ typedef int (*a2a_fn)(const tcomm_a2a_plan_t *, const void *, void *,
 static int pack_fn(const tcomm_a2a_plan_t *p, const void *in, void *out,
                    MPI_Comm comm)
 {
-    const char *path;
+    tcomm_path_t path;
     return tcomm_a2a_pack(p, in, out, 1, comm, &path);
 }
 
 static int dispatch_fn(const tcomm_a2a_plan_t *p, const void *in, void *out,
                        MPI_Comm comm)
 {
-    const char *path;
+    tcomm_path_t path;
     return tcomm_a2a_strided(p, in, out, comm, &path);
 }
 

@@ -224,7 +224,8 @@ static int mpi_calls(tcomm_comm_t *comm, tcomm_graph_t *g, want_t *w)
     OK(tcomm_comm_set_attr(comm, TCOMM_ATTR_DETERMINISTIC, 0));
     OK(tcomm_comm_set_attr(comm, TCOMM_ATTR_CHECK, 0));
     OK(tcomm_barrier(comm));
-    w[9] = (want_t){"barrier", "-", "-", 0, many ? "mpi" : "single_rank",
+    w[9] = (want_t){"barrier", "-", "-", 0,
+                    many ? "mpi_barrier" : "single_rank",
                     "TCOMM_SUCCESS"};
     OK(tcomm_comm_set_attr(comm, TCOMM_ATTR_CHECK, 1));
     tcomm_tensor_release(a), tcomm_tensor_release(b);

@@ -21,7 +21,6 @@
 #include <stdlib.h>
 
 #include "tcomm_backend_mpi.h"
-#include "tcomm_log.h"
 #include "tcomm_mpi_alltoall.h"
 #include "tcomm_mpi_kernels.h"
 #include "tcomm_node_call.h"
@@ -48,11 +47,33 @@ static void plan_sides(tcomm_a2a_plan_t *p, const tcomm_tensor_t *in,
                         inner);
 }
 
+/* The call of kind coll took path: its TRACE word and INFO line. */
+static void note(tcomm_mpi_state_t *st, tcomm_coll_kind_t coll,
+                 tcomm_path_t path)
+{
+    static const char *const what[] = {
+        [TCOMM_PATH_MPI_ALLTOALL] = "MPI_Alltoall on host buffers",
+        [TCOMM_PATH_MPI_ALLTOALLV] = "MPI_Alltoallv on host buffers",
+        [TCOMM_PATH_MPI_ALLTOALL_PIECES] =
+            "pieces between pairs (counts above MPI's int)",
+        [TCOMM_PATH_MPI_ALLTOALL_PULL] = "single copies on one node",
+        [TCOMM_PATH_MPI_ALLTOALL_V_PULL] = "single copies on one node",
+        [TCOMM_PATH_MPI_ALLTOALL_VECTOR] = "MPI vector datatypes per peer",
+        [TCOMM_PATH_MPI_ALLTOALL_ROWS] = "rows as MPI messages",
+        [TCOMM_PATH_MPI_ALLTOALLW] = "MPI_Alltoallw, a datatype per peer",
+    };
+    tcomm_note_path(st->owner, coll, path, "%s: %s",
+                    coll == TCOMM_COLL_ALL_TO_ALL ? "all_to_all"
+                                                  : "all_to_all_v",
+                    what[tcomm_path_exchange(path)]);
+}
+
 static tcomm_status_t run(tcomm_mpi_state_t *st, tcomm_a2a_plan_t *p,
                           const tcomm_tensor_t *in, tcomm_tensor_t *out,
-                          int any_strided, const char *fn)
+                          int any_strided, tcomm_coll_kind_t coll,
+                          const char *fn)
 {
-    const char *path = "mpi_alltoall";
+    tcomm_path_t path = TCOMM_PATH_MPI_ALLTOALL;
     int rc;
     p->st = st; /* the pull's node protocol */
     if (p->equal && any_strided)
@@ -60,7 +81,7 @@ static tcomm_status_t run(tcomm_mpi_state_t *st, tcomm_a2a_plan_t *p,
     else
         rc = tcomm_a2a_pack(p, in->data, out->data, any_strided, st->comm,
                             &path);
-    TCOMM_TRACE_PATH(path);
+    note(st, coll, path);
     tcomm_a2a_plan_free(p);
     return tcomm_mpi_status(rc, fn, __FILE__, __LINE__);
 }
@@ -118,13 +139,13 @@ tcomm_status_t tcomm_mpi_all_to_all(void *state, const tcomm_tensor_t *in,
     int rc = MPI_SUCCESS;
     if (flat_equal(in, split_dim, concat_dim)) {
         if (flat_pull(st, in, split_dim, concat_dim, out, &rc)) {
-            TCOMM_TRACE_PATH("mpi_alltoall_pull");
+            note(st, TCOMM_COLL_ALL_TO_ALL, TCOMM_PATH_MPI_ALLTOALL_PULL);
             return tcomm_mpi_status(rc, "tcomm_all_to_all", __FILE__,
                                     __LINE__);
         }
         int count = (int)(in->numel / (size_t)st->size);
         MPI_Datatype type = tcomm_mpi_datatype(in->dtype);
-        TCOMM_TRACE_PATH("mpi_alltoall");
+        note(st, TCOMM_COLL_ALL_TO_ALL, TCOMM_PATH_MPI_ALLTOALL);
         return tcomm_mpi_status(MPI_Alltoall(in->data, count, type,
                                              out->data, count, type,
                                              st->comm),
@@ -136,7 +157,7 @@ tcomm_status_t tcomm_mpi_all_to_all(void *state, const tcomm_tensor_t *in,
         return plan_error(rc, "tcomm_all_to_all");
     equal_plan(&p, st, in, split_dim, concat_dim, out);
     return run(st, &p, in, out, p.souter > 1 || p.router > 1,
-               "tcomm_all_to_all");
+               TCOMM_COLL_ALL_TO_ALL, "tcomm_all_to_all");
 }
 
 /* The transpose mode: every rank's layout from the sizes every rank has
@@ -205,10 +226,11 @@ tcomm_status_t tcomm_mpi_all_to_all_v(void *state, const tcomm_tensor_t *in,
                           st->owner ? st->owner->a2a_sizes : NULL, out,
                           &done);
     if (rc != MPI_SUCCESS || done) {
-        TCOMM_TRACE_PATH("mpi_alltoall_v_pull");
+        note(st, TCOMM_COLL_ALL_TO_ALL_V, TCOMM_PATH_MPI_ALLTOALL_V_PULL);
         tcomm_a2a_plan_free(&p);
         return tcomm_mpi_status(rc, "tcomm_all_to_all_v", __FILE__,
                                 __LINE__);
     }
-    return run(st, &p, in, out, any_strided, "tcomm_all_to_all_v");
+    return run(st, &p, in, out, any_strided, TCOMM_COLL_ALL_TO_ALL_V,
+               "tcomm_all_to_all_v");
 }

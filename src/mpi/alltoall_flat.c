@@ -133,7 +133,7 @@ static int alltoallv_int(const void *sbuf, const size_t *scnt,
 int tcomm_a2a_flat(const void *sbuf, const size_t *scnt, const size_t *sdsp,
                    void *rbuf, const size_t *rcnt, const size_t *rdsp,
                    int equal, int fits, tcomm_dtype_t dtype, MPI_Comm comm,
-                   const char **path)
+                   tcomm_path_t *path)
 {
     MPI_Datatype type = tcomm_mpi_datatype(dtype);
     size_t lim = tcomm_mpi_count_limit(), es = tcomm_dtype_size(dtype);
@@ -144,40 +144,22 @@ int tcomm_a2a_flat(const void *sbuf, const size_t *scnt, const size_t *sdsp,
     if ((rc = MPI_Comm_size(comm, &n)) != MPI_SUCCESS)
         return rc;
     if (fits && equal) {
-        *path = "mpi_alltoall";
+        *path = TCOMM_PATH_MPI_ALLTOALL;
         return MPI_Alltoall(sbuf, (int)scnt[0], type, rbuf, (int)rcnt[0],
                             type, comm);
     }
     if (fits) {
-        *path = "mpi_alltoallv";
+        *path = TCOMM_PATH_MPI_ALLTOALLV;
         return alltoallv_int(sbuf, scnt, sdsp, rbuf, rcnt, rdsp, type, n,
                              comm);
     }
-    *path = "mpi_alltoall_pieces";
+    *path = TCOMM_PATH_MPI_ALLTOALL_PIECES;
     return flat_pieces(sbuf, scnt, sdsp, rbuf, rcnt, rdsp, type, es, lim,
                        comm);
 }
 
-/* The trace words of (a): the exchange's, with what was done around it
- * on this rank. */
-static const char *pack_word(const char *flat, int pack, int unpack)
-{
-    static const char *const w[3][3] = {
-        {"pack+mpi_alltoall", "mpi_alltoall+unpack",
-         "pack+mpi_alltoall+unpack"},
-        {"pack+mpi_alltoallv", "mpi_alltoallv+unpack",
-         "pack+mpi_alltoallv+unpack"},
-        {"pack+mpi_alltoall_pieces", "mpi_alltoall_pieces+unpack",
-         "pack+mpi_alltoall_pieces+unpack"}};
-    int i = !strcmp(flat, "mpi_alltoall") ? 0
-            : !strcmp(flat, "mpi_alltoallv") ? 1 : 2;
-    if (!pack && !unpack)
-        return flat;
-    return w[i][pack && unpack ? 2 : unpack];
-}
-
 int tcomm_a2a_pack(const tcomm_a2a_plan_t *p, const void *in, void *out,
-                   int any_tmp, MPI_Comm comm, const char **path)
+                   int any_tmp, MPI_Comm comm, tcomm_path_t *path)
 {
     int n = p->nranks, rc = MPI_SUCCESS, ok, all = 1;
     int pack = p->souter > 1, unpack = p->router > 1;
@@ -215,7 +197,7 @@ int tcomm_a2a_pack(const tcomm_a2a_plan_t *p, const void *in, void *out,
                             p->fits, p->dtype, comm, path);
         if (rc == MPI_SUCCESS && unpack)
             tcomm_host_gather_unpack(rtmp, out, es, p->router, n, p->rw);
-        *path = pack_word(*path, pack, unpack);
+        *path = tcomm_path_packed(*path, pack, unpack);
     }
     free(stmp);
     if (c != stack)

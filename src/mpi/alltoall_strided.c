@@ -263,7 +263,7 @@ int tcomm_a2a_rows(const tcomm_a2a_plan_t *p, const void *in, void *out,
 #define RUN_MIN ((size_t)32 << 10)
 
 int tcomm_a2a_strided(const tcomm_a2a_plan_t *p, const void *in, void *out,
-                      MPI_Comm comm, const char **path)
+                      MPI_Comm comm, tcomm_path_t *path)
 {
     size_t bytes = p->souter * p->stotal * p->es;
     int two = p->souter > 1 && p->router > 1, rc;
@@ -275,22 +275,22 @@ int tcomm_a2a_strided(const tcomm_a2a_plan_t *p, const void *in, void *out,
         int done;
         rc = tcomm_a2a_pull(p, in, out, comm, tier, &done);
         if (rc != MPI_SUCCESS || done) {
-            *path = "mpi_alltoall_pull";
+            *path = TCOMM_PATH_MPI_ALLTOALL_PULL;
             return rc;
         }
     }
     if (bytes < PACK_MAX)
         return tcomm_a2a_pack(p, in, out, 1, comm, path);
     if (bytes < VECTOR_MAX) {
-        *path = "mpi_alltoall_vector";
+        *path = TCOMM_PATH_MPI_ALLTOALL_VECTOR;
         return tcomm_a2a_vector(p, in, out, comm);
     }
     if (common_run(p) * p->es >= RUN_MIN) {
-        *path = "mpi_alltoall_rows";
+        *path = TCOMM_PATH_MPI_ALLTOALL_ROWS;
         return tcomm_a2a_rows(p, in, out, comm);
     }
     if (!two)
         return tcomm_a2a_pack(p, in, out, 1, comm, path);
-    *path = "mpi_alltoallw";
+    *path = TCOMM_PATH_MPI_ALLTOALLW;
     return tcomm_a2a_alltoallw(p, in, out, comm);
 }

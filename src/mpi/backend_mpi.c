@@ -73,6 +73,8 @@ static tcomm_status_t mpi_allreduce_min_i64_carry(void *state,
 static tcomm_status_t mpi_barrier(void *state)
 {
     tcomm_mpi_state_t *st = state;
+    TCOMM_MPI_NOTE(st, BARRIER, MPI_BARRIER, "barrier: MPI_Barrier%s",
+                   st->timeout ? " under TCOMM_TIMEOUT" : "");
     if (st->timeout)
         return tcomm_timeout_barrier(st->timeout, st->comm, st->owner->seq);
     return tcomm_mpi_barrier(st->comm);

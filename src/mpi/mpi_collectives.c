@@ -8,24 +8,11 @@
 
 #include "tcomm_backend_mpi.h"
 #include "tcomm_host_kernels.h"
-#include "tcomm_log.h"
 #include "tcomm_mpi_kernels.h"
 #include "tcomm_mpi_reshape.h"
 #include "tcomm_node_gather.h"
 #include "tcomm_node_reduce.h"
 #include "tcomm_shm_bcast.h"
-
-/* Log once per communicator and path at TCOMM_DEBUG=INFO; name the path
- * (one word) for the call's TRACE line. */
-static void note_path(tcomm_mpi_state_t *st, unsigned bit, const char *path,
-                      const char *what)
-{
-    TCOMM_TRACE_PATH(path);
-    if (!(st->paths_logged & bit)) {
-        st->paths_logged |= bit;
-        TCOMM_INFO(st->rank, "%s", what);
-    }
-}
 
 static tcomm_status_t finish_avg(tcomm_mpi_state_t *st, tcomm_op_t op,
                                  tcomm_tensor_t *out)
@@ -50,8 +37,8 @@ tcomm_status_t tcomm_mpi_all_reduce(void *state, const tcomm_tensor_t *in,
                                          in->nbytes);
     if (tier != TCOMM_NODE_MPI) {
         int done = 0;
-        note_path(st, 1u << 20, "node_allreduce",
-                  "all_reduce: single copies on one node");
+        TCOMM_MPI_NOTE(st, ALL_REDUCE, NODE_ALLREDUCE,
+                       "all_reduce: single copies on one node");
         TCOMM_MPI_CHECK(tcomm_node_all_reduce(st, in->data, out->data,
                                               in->numel, in->dtype, op, tier,
                                               &done));
@@ -59,13 +46,13 @@ tcomm_status_t tcomm_mpi_all_reduce(void *state, const tcomm_tensor_t *in,
             return TCOMM_SUCCESS;
     }
     if (st->owner->deterministic) {
-        note_path(st, 1u << 0, "mpi_ordered_fold",
-                  "all_reduce: rank-order fold (deterministic)");
+        TCOMM_MPI_NOTE(st, ALL_REDUCE, MPI_ORDERED_FOLD,
+                       "all_reduce: rank-order fold (deterministic)");
         TCOMM_TRY(tcomm_mpi_all_reduce_ordered(st, in, op, out));
         return finish_avg(st, op, out);
     }
-    note_path(st, 1u << 1, "mpi_allreduce",
-              "all_reduce: MPI_Allreduce on host buffers");
+    TCOMM_MPI_NOTE(st, ALL_REDUCE, MPI_ALLREDUCE,
+                   "all_reduce: MPI_Allreduce on host buffers");
     MPI_Op mop;
     TCOMM_TRY(reduction_op(in->dtype, op, &mop));
     const void *send = out == in ? MPI_IN_PLACE : in->data;
@@ -101,18 +88,18 @@ tcomm_status_t tcomm_mpi_all_gather(void *state, const tcomm_tensor_t *in,
         rc = tcomm_node_all_gather(st, in->data, out->data, outer, rb,
                                    (int)in->dtype, &done);
         if (done)
-            note_path(st, 1u << 24, "node_allgather",
-                      "all_gather: single copies on one node");
+            TCOMM_MPI_NOTE(st, ALL_GATHER, NODE_ALLGATHER,
+                           "all_gather: single copies on one node");
     }
     if (rc == MPI_SUCCESS && !done) {
         if (outer == 1) {
-            note_path(st, 1u << 2, "mpi_allgatherv",
-                      "all_gather: MPI_Allgatherv in place");
+            TCOMM_MPI_NOTE(st, ALL_GATHER, MPI_ALLGATHERV,
+                           "all_gather: MPI_Allgatherv in place");
             rc = tcomm_mpi_allgatherv(in->data, seg[st->rank], out->data,
                                       seg, displs, in->dtype, st->comm);
         } else {
-            note_path(st, 1u << 3, "mpi_allgather_reshape",
-                      "all_gather: reshaping along dim > 0");
+            TCOMM_MPI_NOTE(st, ALL_GATHER, MPI_ALLGATHER_RESHAPE,
+                           "all_gather: reshaping along dim > 0");
             rc = tcomm_mpi_allgather_dim(in->data, out->data, in->dtype,
                                          outer, seg, st->comm);
         }
@@ -155,8 +142,8 @@ tcomm_status_t tcomm_mpi_reduce_scatter(void *state,
                                          outer, in->nbytes);
     if (tier != TCOMM_NODE_MPI) {
         int done = 0;
-        note_path(st, 1u << 21, "node_reduce_scatter",
-                  "reduce_scatter: single copies on one node");
+        TCOMM_MPI_NOTE(st, REDUCE_SCATTER, NODE_REDUCE_SCATTER,
+                       "reduce_scatter: single copies on one node");
         TCOMM_MPI_CHECK(tcomm_node_reduce_scatter(st, in->data, out->data,
                                                   outer ? outer : 1, chunk,
                                                   dim, in->dtype, op, tier,
@@ -165,8 +152,8 @@ tcomm_status_t tcomm_mpi_reduce_scatter(void *state,
             return TCOMM_SUCCESS;
     }
     if (st->owner->deterministic) {
-        note_path(st, 1u << 4, "mpi_ordered_fold",
-                  "reduce_scatter: rank-order fold (deterministic)");
+        TCOMM_MPI_NOTE(st, REDUCE_SCATTER, MPI_ORDERED_FOLD,
+                       "reduce_scatter: rank-order fold (deterministic)");
         TCOMM_TRY(tcomm_mpi_reduce_scatter_ordered(st, in, op, dim, out));
         return finish_avg(st, op, out);
     }
@@ -175,17 +162,17 @@ tcomm_status_t tcomm_mpi_reduce_scatter(void *state,
     int rc;
     if ((outer == 1 || out->numel == 0) &&
         in->nbytes >= TCOMM_MPI_REDUCE_SCATTER_COUNTS_MIN) {
-        note_path(st, 1u << 9, "mpi_reduce_scatter",
-                  "reduce_scatter: MPI_Reduce_scatter, equal counts");
+        TCOMM_MPI_NOTE(st, REDUCE_SCATTER, MPI_REDUCE_SCATTER,
+                       "reduce_scatter: MPI_Reduce_scatter, equal counts");
         rc = equal_counts(st, in, out, mop);
     } else if (outer == 1 || out->numel == 0) {
-        note_path(st, 1u << 5, "mpi_reduce_scatter_block",
-                  "reduce_scatter: MPI_Reduce_scatter_block");
+        TCOMM_MPI_NOTE(st, REDUCE_SCATTER, MPI_REDUCE_SCATTER_BLOCK,
+                       "reduce_scatter: MPI_Reduce_scatter_block");
         rc = tcomm_mpi_reduce_scatter_block(in->data, out->data, out->numel,
                                             in->dtype, mop, st->comm);
     } else {
-        note_path(st, 1u << 6, "mpi_reduce_scatter_reshape",
-                  "reduce_scatter: reshaping along dim > 0");
+        TCOMM_MPI_NOTE(st, REDUCE_SCATTER, MPI_REDUCE_SCATTER_RESHAPE,
+                       "reduce_scatter: reshaping along dim > 0");
         rc = tcomm_mpi_reduce_scatter_dim(in->data, out->data, in->dtype,
                                           mop, outer, chunk, st->comm);
     }
@@ -204,14 +191,14 @@ tcomm_status_t tcomm_mpi_broadcast(void *state, const tcomm_tensor_t *in,
     int done = 0;
     int tier = tcomm_shm_bcast_applies(st, in->nbytes);
     if (tier != TCOMM_NODE_MPI) {
-        note_path(st, 1u << 8, "shm_bcast",
-                  "broadcast: shared copy on one node");
+        TCOMM_MPI_NOTE(st, BROADCAST, SHM_BCAST,
+                       "broadcast: shared copy on one node");
         TCOMM_MPI_CHECK(
             tcomm_shm_bcast(st, buf, in->nbytes, root, tier, &done));
     }
     if (!done) {
-        note_path(st, 1u << 7, "mpi_bcast",
-                  "broadcast: MPI_Bcast on host buffers");
+        TCOMM_MPI_NOTE(st, BROADCAST, MPI_BCAST,
+                       "broadcast: MPI_Bcast on host buffers");
         TCOMM_MPI_CHECK(tcomm_mpi_bcast(buf, in->numel, in->dtype, root,
                                         st->comm));
     }

@@ -23,21 +23,8 @@
 
 #include "tcomm_backend_mpi.h"
 #include "tcomm_host_kernels.h"
-#include "tcomm_log.h"
 #include "tcomm_mpi_kernels.h"
 #include "tcomm_mpi_reshape.h"
-
-/* TCOMM_DEBUG=INFO reports a path once per communicator (bits 9-15 of
- * paths_logged); TRACE names it for the call's line. */
-static void note_path(tcomm_mpi_state_t *st, unsigned bit, const char *path,
-                      const char *what)
-{
-    TCOMM_TRACE_PATH(path);
-    if (!(st->paths_logged & (1u << bit))) {
-        st->paths_logged |= 1u << bit;
-        TCOMM_INFO(st->rank, "reduce_scatter_v: %s", what);
-    }
-}
 
 /* From here on dim 0 is pipelined too. Measured on 2 ranks (f32 SUM,
  * [n/64][64], 40 calls interleaved with the one-call forms, lower
@@ -71,40 +58,43 @@ static int reduce_scatter_v_mpi(tcomm_mpi_state_t *st,
         rc = tcomm_mpi_reduce_scatter_v_pipe(in->data, out->data, in->dtype,
                                              mop, 1, seg, st->comm, &done);
         if (rc != MPI_SUCCESS || done) {
-            note_path(st, 10, "mpi_reduce_scatter_pipe",
-                      "large along dim 0: pipelined MPI_Ireduce_scatter");
+            TCOMM_MPI_NOTE(st, REDUCE_SCATTER_V, MPI_REDUCE_SCATTER_PIPE,
+                           "reduce_scatter_v: large along dim 0: pipelined "
+                           "MPI_Ireduce_scatter");
             return rc;
         }
     }
     if (outer <= 1 && all_equal(sizes, n)) {
-        note_path(st, 9, "mpi_reduce_scatter_block",
-                  "equal chunks along dim 0: MPI_Reduce_scatter_block");
+        TCOMM_MPI_NOTE(st, REDUCE_SCATTER_V, MPI_REDUCE_SCATTER_BLOCK,
+                       "reduce_scatter_v: equal chunks along dim 0: "
+                       "MPI_Reduce_scatter_block");
         return tcomm_mpi_reduce_scatter_block(in->data, out->data, count[0],
                                               in->dtype, mop, st->comm);
     }
     if (outer <= 1) {
-        note_path(st, 12, "mpi_reduce_scatter",
-                  "MPI_Reduce_scatter on host buffers");
+        TCOMM_MPI_NOTE(st, REDUCE_SCATTER_V, MPI_REDUCE_SCATTER,
+                       "reduce_scatter_v: MPI_Reduce_scatter on host buffers");
         return tcomm_mpi_reduce_scatter_counts(in->data, out->data, count,
                                                in->dtype, mop, st->comm);
     }
     if (all_equal(sizes, n)) {
-        note_path(st, 13, "mpi_reduce_scatter_reshape",
-                  "equal chunks along dim > 0: reduce_scatter's reshaping");
+        TCOMM_MPI_NOTE(st, REDUCE_SCATTER_V, MPI_REDUCE_SCATTER_RESHAPE,
+                       "reduce_scatter_v: equal chunks along dim > 0: "
+                       "reduce_scatter's reshaping");
         return tcomm_mpi_reduce_scatter_dim(in->data, out->data, in->dtype,
                                             mop, outer, seg[0], st->comm);
     }
     rc = tcomm_mpi_reduce_scatter_v_pipe(in->data, out->data, in->dtype, mop,
                                          outer, seg, st->comm, &done);
     if (rc != MPI_SUCCESS || done) {
-        note_path(st, 14, "mpi_reduce_scatter_pipe",
-                  "uneven chunks along dim > 0: pipelined split_pack + "
-                  "MPI_Ireduce_scatter");
+        TCOMM_MPI_NOTE(st, REDUCE_SCATTER_V, MPI_REDUCE_SCATTER_PIPE,
+                       "reduce_scatter_v: uneven chunks along dim > 0: "
+                       "pipelined split_pack + MPI_Ireduce_scatter");
         return rc;
     }
-    note_path(st, 11, "mpi_reduce_scatter_pack",
-              "uneven chunks along dim > 0: split_pack + "
-              "MPI_Reduce_scatter");
+    TCOMM_MPI_NOTE(st, REDUCE_SCATTER_V, MPI_REDUCE_SCATTER_PACK,
+                   "reduce_scatter_v: uneven chunks along dim > 0: "
+                   "split_pack + MPI_Reduce_scatter");
     char stack[TCOMM_RS_STACK], *tmp;
     rc = tcomm_rs_alloc(in->nbytes, stack, &tmp, st->comm);
     if (rc != MPI_SUCCESS)
@@ -126,8 +116,8 @@ tcomm_status_t tcomm_mpi_reduce_scatter_v(void *state,
     tcomm_mpi_state_t *st = state;
     int n = st->size;
     if (st->owner->deterministic) {
-        note_path(st, 15, "mpi_ordered_fold",
-                  "rank-order fold (deterministic)");
+        TCOMM_MPI_NOTE(st, REDUCE_SCATTER_V, MPI_ORDERED_FOLD,
+                       "reduce_scatter_v: rank-order fold (deterministic)");
         TCOMM_TRY(tcomm_mpi_reduce_scatter_v_ordered(st, in, op, dim, sizes,
                                                      out));
     } else {

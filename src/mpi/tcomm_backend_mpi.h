@@ -16,7 +16,6 @@ typedef struct tcomm_mpi_state {
     int size;
     int cuda_aware;     /* device buffers go to MPI directly */
     tcomm_comm_t *owner; /* the handle (check, deterministic, seq) */
-    unsigned paths_logged; /* TCOMM_DEBUG=INFO: paths already reported */
     struct tcomm_timeout *timeout; /* TCOMM_TIMEOUT > 0: src/mpi/timeout.c */
     struct tcomm_shm_min *shm_min; /* one node, no timeout: shm_min.c */
     int single_copy; /* TCOMM_SINGLE_COPY on every rank */
@@ -24,6 +23,13 @@ typedef struct tcomm_mpi_state {
     unsigned map_skip, map_backoff; /* the mapped tier's (node_call.c) */
     struct tcomm_mpi_state *next_live; /* src/mpi/finalize_hook.c */
 } tcomm_mpi_state_t;
+
+/* The call takes TCOMM_PATH_<path> for collective TCOMM_COLL_<coll>: its
+ * TRACE word, and its INFO line once per communicator (tcomm_note_path;
+ * the format starts with the collective's name). */
+#define TCOMM_MPI_NOTE(st, coll, path, ...)                                 \
+    tcomm_note_path((st)->owner, TCOMM_COLL_##coll, TCOMM_PATH_##path,      \
+                    __VA_ARGS__)
 
 /* The live MPI communicators, whose requests in flight MPI_Finalize
  * completes first (src/mpi/finalize_hook.c). */

@@ -49,7 +49,7 @@ void tcomm_a2a_plan_cols(size_t *w, size_t *off, int n, const size_t *sizes,
 int tcomm_a2a_flat(const void *sbuf, const size_t *scnt, const size_t *sdsp,
                    void *rbuf, const size_t *rcnt, const size_t *rdsp,
                    int equal, int fits, tcomm_dtype_t dtype, MPI_Comm comm,
-                   const char **path);
+                   tcomm_path_t *path);
 
 /* The candidates for strided blocks (any souter, router). Every rank
  * must call the same one. */
@@ -57,7 +57,7 @@ int tcomm_a2a_flat(const void *sbuf, const size_t *scnt, const size_t *sdsp,
  * gather_unpack where router > 1. any_tmp: does some rank need a
  * temporary (then they agree that all have one before data moves). */
 int tcomm_a2a_pack(const tcomm_a2a_plan_t *p, const void *in, void *out,
-                   int any_tmp, MPI_Comm comm, const char **path);
+                   int any_tmp, MPI_Comm comm, tcomm_path_t *path);
 /* (b) MPI_Alltoallw with a vector datatype per peer on each side. */
 int tcomm_a2a_alltoallw(const tcomm_a2a_plan_t *p, const void *in,
                         void *out, MPI_Comm comm);
@@ -107,6 +107,6 @@ int tcomm_a2a_v_pull(const tcomm_a2a_plan_t *p, const tcomm_tensor_t *in,
 int tcomm_a2a_fits_int(const tcomm_a2a_plan_t *p);
 /* The dispatch among them for an equal call (strided somewhere). */
 int tcomm_a2a_strided(const tcomm_a2a_plan_t *p, const void *in, void *out,
-                      MPI_Comm comm, const char **path);
+                      MPI_Comm comm, tcomm_path_t *path);
 
 #endif /* TCOMM_MPI_ALLTOALL_H */

@@ -16,39 +16,6 @@
 #include <stdlib.h>
 
 #include "device_path.h"
-#include "tcomm_log.h"
-
-/* TCOMM_DEBUG=TRACE: one word, device_direct or device_staged, then
- * +pack, +unpack and +fold where they apply; INFO: once per (collective,
- * path) and communicator, bits 24-29 of paths_logged. */
-static void log_path(const tcomm_dev_t *d, int coll, const char *name,
-                     int pack, int unpack, int fold, size_t bytes)
-{
-    static const char *const words[2][2][2][2] = {
-        {{{"device_staged", "device_staged+fold"},
-          {"device_staged+unpack", "device_staged+unpack+fold"}},
-         {{"device_staged+pack", "device_staged+pack+fold"},
-          {"device_staged+pack+unpack", "device_staged+pack+unpack+fold"}}},
-        {{{"device_direct", "device_direct+fold"},
-          {"device_direct+unpack", "device_direct+unpack+fold"}},
-         {{"device_direct+pack", "device_direct+pack+fold"},
-          {"device_direct+pack+unpack", "device_direct+pack+unpack+fold"}}}};
-    int direct = tcomm_dev_use_direct(d);
-    TCOMM_TRACE_PATH(words[direct][pack][unpack][fold]);
-    unsigned bit = 1u << (24 + 2 * coll + direct);
-    if (tcomm_log_level() >= TCOMM_LOG_INFO &&
-        !(d->st->paths_logged & bit)) {
-        d->st->paths_logged |= bit;
-        tcomm_log_print(TCOMM_LOG_INFO, d->st->rank,
-                        "%s on %s memory (%s, %zu bytes): %s path%s%s%s",
-                        name, d->sp->name, tcomm_dtype_name(d->dtype), bytes,
-                        direct ? "direct (device pointers to MPI)"
-                               : "staged (pinned host buffers)",
-                        pack ? ", pack kernel" : "",
-                        unpack ? ", unpack kernel" : "",
-                        fold ? ", all-to-all + rank-order fold" : "");
-    }
-}
 
 static tcomm_status_t scratch_free(const tcomm_dev_t *d, void *p,
                                    tcomm_status_t rc)
@@ -81,7 +48,8 @@ static void blocks(int n, const size_t *sizes, size_t outer, size_t inner,
 static tcomm_status_t a2a(tcomm_mpi_state_t *st, const tcomm_tensor_t *in,
                           int split_dim, const size_t *send_sizes,
                           int concat_dim, const size_t *recv_sizes,
-                          tcomm_tensor_t *out, int coll, const char *name)
+                          tcomm_tensor_t *out, tcomm_coll_kind_t coll,
+                          const char *name)
 {
     tcomm_dev_t d;
     int n = st->size;
@@ -93,7 +61,7 @@ static tcomm_status_t a2a(tcomm_mpi_state_t *st, const tcomm_tensor_t *in,
     tcomm_status_t rc = TCOMM_SUCCESS;
 
     tcomm_dev_init(&d, st, in);
-    log_path(&d, coll, name, pack, unpack, 0, in->nbytes);
+    tcomm_dev_note(&d, coll, name, pack, unpack, 0, in->nbytes);
     size_t *a = tcomm_dev_counts(&d, 6);
     if (!a)
         return TCOMM_ERR_NO_MEMORY;
@@ -142,8 +110,8 @@ tcomm_status_t tcomm_device_all_to_all(tcomm_mpi_state_t *st,
         ss[r] = c;
         rs[r] = split_dim == concat_dim ? c : in->shape[concat_dim];
     }
-    tcomm_status_t rc = a2a(st, in, split_dim, ss, concat_dim, rs, out, 0,
-                            "all_to_all");
+    tcomm_status_t rc = a2a(st, in, split_dim, ss, concat_dim, rs, out,
+                            TCOMM_COLL_ALL_TO_ALL, "all_to_all");
     free(ss);
     return rc;
 }
@@ -156,8 +124,8 @@ tcomm_status_t tcomm_device_all_to_all_v(tcomm_mpi_state_t *st,
                                          const size_t *recv_sizes,
                                          tcomm_tensor_t *out)
 {
-    return a2a(st, in, split_dim, send_sizes, concat_dim, recv_sizes, out, 1,
-               "all_to_all_v");
+    return a2a(st, in, split_dim, send_sizes, concat_dim, recv_sizes, out,
+               TCOMM_COLL_ALL_TO_ALL_V, "all_to_all_v");
 }
 
 tcomm_status_t tcomm_device_reduce_scatter_v(tcomm_mpi_state_t *st,
@@ -180,7 +148,8 @@ tcomm_status_t tcomm_device_reduce_scatter_v(tcomm_mpi_state_t *st,
      * deterministic (else the host's MPI user ops) */
     int fold = tcomm_dev_use_direct(&d) ? !tcomm_dev_mpi_builtin(&d, op, &mop)
                                         : d.det;
-    log_path(&d, 2, "reduce_scatter_v", pack, 0, fold, in->nbytes);
+    tcomm_dev_note(&d, TCOMM_COLL_REDUCE_SCATTER_V, "reduce_scatter_v", pack, 0,
+                   fold, in->nbytes);
     size_t *a = tcomm_dev_counts(&d, 3);
     if (!a)
         return TCOMM_ERR_NO_MEMORY;

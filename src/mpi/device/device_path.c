@@ -6,11 +6,9 @@
  * Concatenation along dim > 0 is a pack or unpack on the device, before
  * or after either path, through device scratch. */
 #include <stdlib.h>
-#include <string.h>
 
 #include "device_path.h"
 #include "tcomm_config.h"
-#include "tcomm_log.h"
 
 void tcomm_dev_init(tcomm_dev_t *d, tcomm_mpi_state_t *st,
                     const tcomm_tensor_t *t)
@@ -60,38 +58,19 @@ int tcomm_dev_use_direct(const tcomm_dev_t *d)
     return d->st->cuda_aware && d->sp->mpi_direct;
 }
 
-/* TCOMM_DEBUG=INFO: report each (collective, path) once per
- * communicator; TRACE: name the path for the call's line, one word:
- * device_direct or device_staged, then +pack, +unpack (along dim > 0)
- * and +fold (all-to-all and a rank-order fold) where they apply. */
-static void log_path(const tcomm_dev_t *d, int coll, const char *name,
-                     const char *path, size_t bytes)
+void tcomm_dev_note(const tcomm_dev_t *d, tcomm_coll_kind_t coll,
+                    const char *name, int pack, int unpack, int fold,
+                    size_t bytes)
 {
-    static const char *const why[] = {
-        "staged path (device -> pinned host -> MPI, in chunks)",
-        "direct path (device pointers to MPI)" };
     int direct = tcomm_dev_use_direct(d);
-    unsigned bit = 1u << (16 + 2 * coll + direct);
-    if (tcomm_log_level() >= TCOMM_LOG_TRACE) {
-        static const char *const words[2][4] = {
-            {"device_staged", "device_staged+fold", "device_staged+pack",
-             "device_staged+pack+fold"},
-            {"device_direct", "device_direct+fold", "device_direct+pack",
-             "device_direct+pack+fold"}};
-        int fold = strstr(path, "fold") != NULL;
-        int pack = strstr(path, "pack") != NULL;
-        tcomm_trace_path(pack && coll == 1 ? (direct ? "device_direct+unpack"
-                                                     : "device_staged+unpack")
-                                           : words[direct][fold + 2 * pack]);
-    }
-    if (tcomm_log_level() >= TCOMM_LOG_INFO &&
-        !(d->st->paths_logged & bit)) {
-        d->st->paths_logged |= bit;
-        tcomm_log_print(TCOMM_LOG_INFO, d->st->rank,
-                        "%s on %s memory (%s, %zu bytes): %s%s", name,
-                        d->sp->name, tcomm_dtype_name(d->dtype), bytes,
-                        why[direct], path);
-    }
+    tcomm_note_path(
+        d->st->owner, coll, tcomm_path_device(direct, pack, unpack, fold),
+        "%s: %s path on %s memory (%s, %zu bytes)%s%s%s", name,
+        direct ? "direct (device pointers to MPI)"
+               : "staged (pinned host buffers, in chunks)",
+        d->sp->name, tcomm_dtype_name(d->dtype), bytes,
+        pack ? ", pack kernel" : "", unpack ? ", unpack kernel" : "",
+        fold ? ", all-to-all + rank-order fold" : "");
 }
 
 tcomm_status_t tcomm_device_all_reduce(tcomm_mpi_state_t *st,
@@ -101,9 +80,8 @@ tcomm_status_t tcomm_device_all_reduce(tcomm_mpi_state_t *st,
     tcomm_dev_t d;
     MPI_Op mop;
     tcomm_dev_init(&d, st, in);
-    log_path(&d, 0, "all_reduce",
-             tcomm_dev_mpi_builtin(&d, op, &mop)
-                 ? "" : " (all-to-all + rank-order fold)", in->nbytes);
+    tcomm_dev_note(&d, TCOMM_COLL_ALL_REDUCE, "all_reduce", 0, 0,
+                   !tcomm_dev_mpi_builtin(&d, op, &mop), in->nbytes);
     if (tcomm_dev_use_direct(&d))
         return tcomm_direct_all_reduce(&d, in->data, out->data, in->numel,
                                        op);
@@ -116,7 +94,7 @@ tcomm_status_t tcomm_device_broadcast(tcomm_mpi_state_t *st,
 {
     tcomm_dev_t d;
     tcomm_dev_init(&d, st, in);
-    log_path(&d, 3, "broadcast", "", in->nbytes);
+    tcomm_dev_note(&d, TCOMM_COLL_BROADCAST, "broadcast", 0, 0, 0, in->nbytes);
     if (tcomm_dev_use_direct(&d))
         return tcomm_direct_broadcast(&d, in->data, out->data, in->numel,
                                       root);
@@ -137,8 +115,8 @@ tcomm_status_t tcomm_device_all_gather(tcomm_mpi_state_t *st,
     tcomm_status_t rc;
 
     tcomm_dev_init(&d, st, in);
-    log_path(&d, 1, "all_gather",
-             outer > 1 ? " (unpack kernel along the dim)" : "", in->nbytes);
+    tcomm_dev_note(&d, TCOMM_COLL_ALL_GATHER, "all_gather", 0, outer > 1, 0,
+                   in->nbytes);
     size_t *a = tcomm_dev_counts(&d, 3);
     if (!a)
         return TCOMM_ERR_NO_MEMORY;
@@ -189,14 +167,8 @@ tcomm_status_t tcomm_device_reduce_scatter(tcomm_mpi_state_t *st,
     tcomm_status_t rc = TCOMM_SUCCESS;
 
     tcomm_dev_init(&d, st, in);
-    log_path(&d, 2, "reduce_scatter",
-             outer > 1 ? (tcomm_dev_mpi_builtin(&d, op, &mop)
-                              ? " (pack kernel along the dim)"
-                              : " (pack kernel along the dim, all-to-all "
-                                "+ rank-order fold)")
-                       : (tcomm_dev_mpi_builtin(&d, op, &mop)
-                              ? "" : " (all-to-all + rank-order fold)"),
-             in->nbytes);
+    tcomm_dev_note(&d, TCOMM_COLL_REDUCE_SCATTER, "reduce_scatter", outer > 1,
+                   0, !tcomm_dev_mpi_builtin(&d, op, &mop), in->nbytes);
     if (outer > 1) {
         TCOMM_TRY(tcomm_dev_scratch(&d, in->nbytes, &scratch));
         rc = d.sp->scatter_pack(d.ctx, in->data, scratch, d.el, outer,

@@ -142,6 +142,13 @@ tcomm_status_t tcomm_dev_exchange(const tcomm_dev_t *d, const void *send,
 /* 1: the direct path (MPI is CUDA-aware and the space allows it). */
 int tcomm_dev_use_direct(const tcomm_dev_t *d);
 
+/* The call (coll, named name) takes the direct or staged path, with a
+ * pack kernel (along its dim > 0), an unpack kernel and the all-to-all +
+ * rank-order fold where they apply: its TRACE word and INFO line. */
+void tcomm_dev_note(const tcomm_dev_t *d, tcomm_coll_kind_t coll,
+                    const char *name, int pack, int unpack, int fold,
+                    size_t bytes);
+
 /* The staged pipeline: steps k = 0 .. steps-1 over two slots of pinned
  * buffers. stage_in(k, s) queues device -> host copies into slot s,
  * exchange(k, s) runs on the host once they are done (MPI, host
