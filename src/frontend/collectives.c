@@ -23,13 +23,19 @@ static tcomm_status_t alloc_output(const tcomm_call_t *c, int rank,
 }
 
 /* World size 1: the input itself (zero copy), or a copy into out. */
-static tcomm_status_t run_single(const tcomm_call_t *c)
+static tcomm_status_t run_single(tcomm_comm_t *comm, const tcomm_call_t *c)
 {
     int none = c->desc->out == TCOMM_OUT_NONE;
-    TCOMM_TRACE_PATH(none     ? "single_rank"
-                     : c->out ? "single_rank_zero_copy"
-                     : c->into == c->in ? "single_rank_in_place"
-                                        : "single_rank_copy");
+    tcomm_note_path(comm, c->kind,
+                    none               ? TCOMM_PATH_SINGLE_RANK
+                    : c->out           ? TCOMM_PATH_SINGLE_RANK_ZERO_COPY
+                    : c->into == c->in ? TCOMM_PATH_SINGLE_RANK_IN_PLACE
+                                       : TCOMM_PATH_SINGLE_RANK_COPY,
+                    "%s: world size 1, %s", c->desc->name,
+                    none               ? "nothing to move"
+                    : c->out           ? "the output is the input"
+                    : c->into == c->in ? "in place"
+                                       : "one copy");
     if (none)
         return TCOMM_SUCCESS;
     if (c->out) {
@@ -124,7 +130,7 @@ static tcomm_status_t run_call(tcomm_comm_t *comm, const tcomm_call_t *c)
     comm->seq++;
     tcomm_status_t local = tcomm_validate(c, comm->rank, comm->world_size);
     if (comm->world_size == 1)
-        return local != TCOMM_SUCCESS ? local : run_single(c);
+        return local != TCOMM_SUCCESS ? local : run_single(comm, c);
 
     if (local == TCOMM_SUCCESS && !agreement_was_barrier(comm, c))
         local = has_slot(comm, c);
@@ -155,7 +161,8 @@ static tcomm_status_t run_call(tcomm_comm_t *comm, const tcomm_call_t *c)
     if (st == TCOMM_SUCCESS && c->out && exchanged)
         st = alloc_output(c, me, n, sizes, &fresh);
     if (st == TCOMM_SUCCESS && agreement_was_barrier(comm, c))
-        TCOMM_TRACE_PATH("agreement");
+        tcomm_note_path(comm, c->kind, TCOMM_PATH_AGREEMENT,
+                        "barrier: the agreement's round was the barrier");
     if (st == TCOMM_SUCCESS && eager.carried) { /* no op to dispatch */
         st = tcomm_eager_run(comm, c, &eager, sizes,
                              c->into ? c->into : fresh);

@@ -13,7 +13,6 @@
 
 #include "tcomm_frontend.h"
 #include "tcomm_host_kernels.h"
-#include "tcomm_log.h"
 #include "tcomm_test_hooks.h"
 
 /* Inputs below TCOMM_EAGER_BYTES are offered: there one round of shared
@@ -301,8 +300,7 @@ static int lengths_fit(const tcomm_call_t *c, int n, const size_t *lens,
     return 1;
 }
 
-tcomm_status_t tcomm_eager_run(const tcomm_comm_t *comm,
-                               const tcomm_call_t *c,
+tcomm_status_t tcomm_eager_run(tcomm_comm_t *comm, const tcomm_call_t *c,
                                const tcomm_eager_t *e, const size_t *sizes,
                                tcomm_tensor_t *out)
 {
@@ -313,7 +311,10 @@ tcomm_status_t tcomm_eager_run(const tcomm_comm_t *comm,
                            "than the agreed call implies (a corrupted "
                            "agreement round)",
                            c->fn);
-    TCOMM_TRACE_PATH("eager");
+    tcomm_note_path(comm, c->kind, TCOMM_PATH_EAGER,
+                    "%s: the inputs carried in the agreement's round (at "
+                    "most %d bytes a rank)",
+                    c->desc->name, TCOMM_EAGER_BYTES);
     atomic_fetch_add_explicit(&eager_calls, 1, memory_order_relaxed);
     if (out->nbytes == 0)
         return TCOMM_SUCCESS;
