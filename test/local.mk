@@ -86,6 +86,13 @@ test_mpi_trace_LDADD = libtcomm_internal.la
 TESTS += test/mpi_trace-np1.mpitest test/mpi_trace-np2.mpitest \
 	test/mpi_trace-np3.mpitest test/mpi_trace-np4.mpitest
 
+# TCOMM_DEBUG=INFO names the path of every collective, once per path.
+check_PROGRAMS += test/mpi_info_paths
+test_mpi_info_paths_SOURCES = test/mpi_info_paths.c
+test_mpi_info_paths_LDADD = libtcomm_internal.la
+TESTS += test/mpi_info_paths-np1.mpitest test/mpi_info_paths-np2.mpitest \
+	test/mpi_info_paths-np3.mpitest test/mpi_info_paths-np4.mpitest
+
 # Cross-rank safety: errors, mismatches, timeout, determinism.
 include test/local_safety.mk
 # The kernels and algorithms, device tensors, the other backends.
