@@ -137,5 +137,31 @@ pkgs=$(sed -n '/^PACKAGES="/,/"/p' "$src/scripts/install-deps" |
 for p in $pkgs; do has "$src/README.md" "\`$p\`"; done
 echo "install-deps packages in README.md: $(echo $pkgs | wc -w) checked"
 
+# TRACE path words: each word of the one list (src/core/tcomm_paths.h)
+# and each gloo_/nccl_/local_ word of src/backends, less the pack+,
+# +pack, +unpack and +fold it may carry, has a line "- `word`: ..." under
+# reference.md's "### `path` values"; and each word listed there is one
+# of them (or `none`).
+sed -n '/^### `path` values/,/^##/p' "$ref" |
+    sed -n 's/^- `\([a-z_]*\)`:.*/\1/p' | sort -u >"$tmp/listed"
+{
+    sed -n 's/^ *X([A-Z0-9_]*, "\([a-z0-9_+]*\)").*/\1/p' \
+        "$src/src/core/tcomm_paths.h"
+    cat "$src"/src/backends/*.c "$src"/src/backends/*.cc |
+        grep -oE '"(gloo|nccl|local)_[a-z0-9_+]*"' | tr -d '"'
+} | sed 's/^pack+//; s/+.*//' | sort -u >"$tmp/paths"
+[ "$(wc -l <"$tmp/paths")" -gt 40 ] ||
+    { echo "FAIL: found only $(wc -l <"$tmp/paths") path words"; status=1; }
+for w in $(comm -23 "$tmp/paths" "$tmp/listed"); do
+    missing "$ref (### \`path\` values)" "\`$w\`"
+done
+for w in $(comm -13 "$tmp/paths" "$tmp/listed"); do
+    [ "$w" = none ] && continue
+    echo "FAIL: $ref lists path \`$w\`, which the code no longer has"
+    status=1
+done
+for m in 'pack+' '+pack' '+unpack' '+fold'; do has "$ref" "\`$m\`"; done
+echo "TRACE path words: $(wc -l <"$tmp/paths") checked"
+
 [ $status -eq 0 ] || echo "doc-check: the documentation misses the above"
 exit $status
