@@ -50,9 +50,9 @@ void tcomm_note_path(tcomm_comm_t *comm, tcomm_coll_kind_t coll,
     size_t bit = (size_t)coll * TCOMM_PATH_COUNT + (size_t)path;
     uint64_t *w = &comm->paths_logged.bits[bit / 64];
     uint64_t mask = (uint64_t)1 << (bit % 64);
-    if (*w & mask)
+    /* the caller and its communicator's progress thread may both log */
+    if (__atomic_fetch_or(w, mask, __ATOMIC_RELAXED) & mask)
         return;
-    *w |= mask;
     char what[768];
     va_list ap;
     va_start(ap, fmt);
