@@ -49,6 +49,7 @@ tcomm_pkg_static_log = test/static-link-check.sh.log
 tcomm_pkg_cmake_log = test/cmake-check.sh.log
 tcomm_pkg_uninst_log = test/uninstalled-check.sh.log
 tcomm_pkg_nocheck_log = test/no-check-build.sh.log
+tcomm_pkg_python_log = bindings/python/install-check.sh.log
 $(tcomm_pkg_static_log): $(tcomm_pkg_after)
 $(tcomm_pkg_cmake_log): $(tcomm_pkg_static_log)
 $(tcomm_pkg_uninst_log): $(tcomm_pkg_cmake_log)
@@ -58,7 +59,7 @@ $(tcomm_pkg_uninst_log): $(tcomm_pkg_cmake_log)
 tcomm_pkg_first_log = test/install-check.sh.log
 $(tcomm_pkg_first_log): $(filter-out $(tcomm_pkg_first_log) \
 	$(tcomm_pkg_after) $(tcomm_pkg_static_log) $(tcomm_pkg_cmake_log) \
-	$(tcomm_pkg_uninst_log),$(TEST_LOGS))
+	$(tcomm_pkg_uninst_log) $(tcomm_pkg_python_log),$(TEST_LOGS))
 $(tcomm_pkg_nocheck_log): test/packaging-check.sh.log
 
 # `make install prefix=DIR` away from configure's prefix stops before it
