@@ -136,6 +136,7 @@ bench: all
 	@MPIRUN='$(MPIRUN)' sh $(top_srcdir)/scripts/bench-sweep.sh \
 		'$(top_builddir)/bench' '$(top_builddir)/bench/results' \
 		'$(top_srcdir)/bench/plot.gp'
+	@$(MAKE) -s bench-python
 
 EXTRA_DIST += scripts/bench-sweep.sh scripts/bench-summary.sh bench/plot.gp \
 	scripts/bench-summary-nb.sh scripts/osu-peer.sh \

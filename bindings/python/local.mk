@@ -65,6 +65,15 @@ TESTS += bindings/python/python-check.sh \
 	bindings/python/python_tests-np4.mpitest \
 	bindings/python/install-check.sh
 
+# make bench's rows of the package against mpi4py (bench/local.mk).
+EXTRA_DIST += scripts/bench-python.sh
+.PHONY: bench-python
+bench-python: bindings/python/stage
+	@PYTHON='$(PYTHON)' MPIRUN='$(MPIRUN)' MPIRUN_FLAGS='$(MPIRUN_FLAGS)' \
+	    sh $(top_srcdir)/scripts/bench-python.sh \
+	    '$(abs_top_builddir)/bindings/python/stage' \
+	    '$(top_builddir)/bench/results'
+
 clean-local: clean-python
 .PHONY: clean-python
 clean-python:
