@@ -36,11 +36,6 @@ bindings_python_tcomm__tcomm_la_CFLAGS = $(AM_CFLAGS) \
 bindings_python_tcomm__tcomm_la_LIBADD = libtcomm.la
 bindings_python_tcomm__tcomm_la_LDFLAGS = -module -avoid-version -shared \
 	-no-undefined
-# libtool's .la means nothing to Python
-install-data-hook: install-python-hook
-.PHONY: install-python-hook
-install-python-hook:
-	-rm -f $(DESTDIR)$(tcommpydir)/_tcomm.la
 endif
 
 # The package as the tests import it: the build tree's extension beside
