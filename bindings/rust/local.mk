@@ -13,6 +13,8 @@ RUST_CRATE = bindings/rust/Cargo.toml bindings/rust/Cargo.lock \
 	bindings/rust/src/dtype.rs \
 	bindings/rust/src/tensor.rs bindings/rust/src/comm.rs \
 	bindings/rust/src/local.rs bindings/rust/src/mpi.rs \
+	bindings/rust/src/collectives.rs bindings/rust/src/request.rs \
+	bindings/rust/tests/collectives02.rs \
 	bindings/rust/tests/common/mod.rs bindings/rust/tests/identity.rs \
 	bindings/rust/tests/local.rs bindings/rust/tests/errors.rs \
 	bindings/rust/tests/graph.rs bindings/rust/tests/dyn_comm.rs \

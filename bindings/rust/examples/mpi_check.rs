@@ -6,7 +6,9 @@
 use std::os::raw::c_void;
 use std::process::exit;
 
-use tcomm::{ffi, Communicator, CommunicatorExt, Graph, Mpi, MpiComm, ReduceOp, Status, Tensor};
+use tcomm::{
+    ffi, Collectives, Communicator, CommunicatorExt, Graph, Mpi, MpiComm, ReduceOp, Status, Tensor,
+};
 
 macro_rules! check {
     ($rank:expr, $cond:expr, $($fmt:tt)*) => {
@@ -131,6 +133,54 @@ fn into_forms(world: &MpiComm) -> tcomm::Result<()> {
     Ok(())
 }
 
+/// all_to_all, the uneven forms and two requests waited out of order.
+fn contract_02(world: &MpiComm) -> tcomm::Result<()> {
+    let (r, n) = (world.info().rank, world.info().world_size);
+    let g = Graph::host()?;
+    // rank r sends j+1 copies of 100r+j to rank j
+    let sends: Vec<usize> = (1..=n).collect();
+    let x: Vec<i32> = (0..n)
+        .flat_map(|j| vec![(100 * r + j) as i32; j + 1])
+        .collect();
+    let t = Tensor::from_i32_on(&g, &x, &[x.len()])?;
+    let y = world.all_to_all_v(&t, 0, &sends, 0)?.to_vec_i32()?;
+    let want: Vec<i32> = (0..n)
+        .flat_map(|s| vec![(100 * s + r) as i32; r + 1])
+        .collect();
+    check!(r, y == want, "all_to_all_v {:?}", y);
+    let sizes = vec![2; n];
+    let ones = Tensor::from_f32_on(&g, &vec![1.0; 2 * n], &[2 * n])?;
+    let rs = world.reduce_scatter_v(&ones, ReduceOp::Sum, 0, &sizes)?;
+    check!(
+        r,
+        rs.to_vec_f32()? == vec![n as f32; 2],
+        "{:?}",
+        rs.to_vec_f32()
+    );
+    let even = world.all_to_all(&Tensor::from_f64_on(&g, &vec![r as f64; n], &[n])?, 0, 0)?;
+    let ranks: Vec<f64> = (0..n).map(|s| s as f64).collect();
+    check!(r, even.to_vec_f64()? == ranks, "{:?}", even.to_vec_f64());
+    let mut sum = ones.zeros_like()?;
+    let mut all = Tensor::zeros_on(&g, tcomm::DType::F32, &[2 * n * n])?;
+    let a = world.all_reduce_start(&ones, ReduceOp::Sum, &mut sum)?;
+    let b = world.all_gather_start(&ones, 0, &mut all)?;
+    b.wait()?;
+    a.wait()?;
+    check!(
+        r,
+        sum.to_vec_f32()? == vec![n as f32; 2 * n],
+        "{:?}",
+        sum.to_vec_f32()
+    );
+    check!(
+        r,
+        all.to_vec_f32()? == vec![1.0; 2 * n * n],
+        "{:?}",
+        all.to_vec_f32()
+    );
+    Ok(())
+}
+
 fn run() -> tcomm::Result<()> {
     let mpi = Mpi::init()?;
     let again = Mpi::init()?; // safe to call twice
@@ -150,6 +200,7 @@ fn run() -> tcomm::Result<()> {
     // SAFETY: raw holds MPI_COMM_WORLD, on every rank.
     let from_raw = unsafe { MpiComm::from_raw(&mpi, raw.as_ptr() as *const c_void)? };
     into_forms(&from_raw)?;
+    contract_02(&from_raw)?;
     // SAFETY: the Fortran handle of MPI_COMM_WORLD, on every rank.
     let from_f = unsafe { MpiComm::from_fortran(&mpi, ffi::tcomm_rs_mpi_world_fint())? };
     check!(r, from_f.info() == from_raw.info(), "{:?}", from_f.info());

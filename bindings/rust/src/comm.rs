@@ -338,6 +338,13 @@ macro_rules! impl_communicator {
             }
         }
 
+        impl $crate::collectives::sealed::Sealed for $ty {}
+        impl $crate::Collectives for $ty {
+            fn comm_ptr(&self) -> *mut $crate::ffi::tcomm_comm_t {
+                self.raw.as_ptr()
+            }
+        }
+
         impl $ty {
             /// The C handle, for calls into the C API (valid while self lives).
             pub fn as_ptr(&self) -> *mut $crate::ffi::tcomm_comm_t {

@@ -226,3 +226,86 @@ extern "C" {
     /// MPI_Comm_c2f(MPI_COMM_WORLD).
     pub fn tcomm_rs_mpi_world_fint() -> c_int;
 }
+
+/// Contract 0.2: all_to_all, the uneven forms, the nonblocking calls.
+#[repr(C)]
+pub struct tcomm_request_t {
+    _private: [u8; 0],
+}
+
+extern "C" {
+    pub fn tcomm_all_to_all(
+        comm: *mut tcomm_comm_t,
+        input: *const tcomm_tensor_t,
+        split_dim: c_int,
+        concat_dim: c_int,
+        out: *mut *mut tcomm_tensor_t,
+    ) -> tcomm_status_t;
+    pub fn tcomm_all_to_all_into(
+        comm: *mut tcomm_comm_t,
+        input: *const tcomm_tensor_t,
+        split_dim: c_int,
+        concat_dim: c_int,
+        out: *mut tcomm_tensor_t,
+    ) -> tcomm_status_t;
+    pub fn tcomm_all_to_all_v(
+        comm: *mut tcomm_comm_t,
+        input: *const tcomm_tensor_t,
+        split_dim: c_int,
+        send_sizes: *const usize,
+        concat_dim: c_int,
+        out: *mut *mut tcomm_tensor_t,
+    ) -> tcomm_status_t;
+    pub fn tcomm_reduce_scatter_v(
+        comm: *mut tcomm_comm_t,
+        input: *const tcomm_tensor_t,
+        op: tcomm_op_t,
+        dim: c_int,
+        sizes: *const usize,
+        out: *mut *mut tcomm_tensor_t,
+    ) -> tcomm_status_t;
+
+    pub fn tcomm_all_reduce_start(
+        comm: *mut tcomm_comm_t,
+        input: *const tcomm_tensor_t,
+        op: tcomm_op_t,
+        out: *mut tcomm_tensor_t,
+        req: *mut *mut tcomm_request_t,
+    ) -> tcomm_status_t;
+    pub fn tcomm_all_gather_start(
+        comm: *mut tcomm_comm_t,
+        input: *const tcomm_tensor_t,
+        dim: c_int,
+        out: *mut tcomm_tensor_t,
+        req: *mut *mut tcomm_request_t,
+    ) -> tcomm_status_t;
+    pub fn tcomm_reduce_scatter_start(
+        comm: *mut tcomm_comm_t,
+        input: *const tcomm_tensor_t,
+        op: tcomm_op_t,
+        dim: c_int,
+        out: *mut tcomm_tensor_t,
+        req: *mut *mut tcomm_request_t,
+    ) -> tcomm_status_t;
+    pub fn tcomm_broadcast_start(
+        comm: *mut tcomm_comm_t,
+        input: *const tcomm_tensor_t,
+        root: c_int,
+        out: *mut tcomm_tensor_t,
+        req: *mut *mut tcomm_request_t,
+    ) -> tcomm_status_t;
+    pub fn tcomm_all_to_all_start(
+        comm: *mut tcomm_comm_t,
+        input: *const tcomm_tensor_t,
+        split_dim: c_int,
+        concat_dim: c_int,
+        out: *mut tcomm_tensor_t,
+        req: *mut *mut tcomm_request_t,
+    ) -> tcomm_status_t;
+    pub fn tcomm_barrier_start(
+        comm: *mut tcomm_comm_t,
+        req: *mut *mut tcomm_request_t,
+    ) -> tcomm_status_t;
+    pub fn tcomm_wait(req: *mut *mut tcomm_request_t) -> tcomm_status_t;
+    pub fn tcomm_test(req: *mut *mut tcomm_request_t, done: *mut c_int) -> tcomm_status_t;
+}

@@ -32,6 +32,7 @@
 //! (`MPICC`, default `mpicc`); see doc/rust.md.
 #![warn(missing_docs)]
 
+mod collectives;
 #[macro_use]
 mod comm;
 mod dtype;
@@ -40,8 +41,10 @@ pub mod ffi;
 mod graph;
 mod local;
 mod mpi;
+mod request;
 mod tensor;
 
+pub use collectives::Collectives;
 pub use comm::{CommInfo, Communicator, CommunicatorExt, ReduceOp};
 pub use dtype::DType;
 pub use error::{Error, Result, Status};
@@ -50,6 +53,7 @@ pub use graph::leaked_graphs;
 pub use graph::Graph;
 pub use local::{IdentityComm, LocalComm};
 pub use mpi::{Mpi, MpiComm};
+pub use request::Request;
 pub use tensor::Tensor;
 
 /// The version of the libtcomm this program runs with: (major, minor, patch).
