@@ -53,6 +53,7 @@ tcomm_pkg_python_log = bindings/python/install-check.sh.log
 $(tcomm_pkg_static_log): $(tcomm_pkg_after)
 $(tcomm_pkg_cmake_log): $(tcomm_pkg_static_log)
 $(tcomm_pkg_uninst_log): $(tcomm_pkg_cmake_log)
+$(tcomm_pkg_python_log): $(tcomm_pkg_uninst_log)
 # And that chain after every other test: each `make install` relinks
 # libtcomm_f in the build tree, and a test that loads it meanwhile finds
 # it half written ("file too short", seen under the sanitizer build).
