@@ -98,6 +98,10 @@ export TCOMM_SKIP_NETNS
 # against an ASan-built libtcomm (bindings/rust/cargo.sh).
 TCOMM_SKIP_RUST=${TCOMM_SKIP_RUST:-1}
 export TCOMM_SKIP_RUST
+# So does the Python package: an uninstrumented interpreter cannot load an
+# ASan-built extension (bindings/python/python-check.sh).
+TCOMM_SKIP_PYTHON=${TCOMM_SKIP_PYTHON:-1}
+export TCOMM_SKIP_PYTHON
 
 rc=0
 make -j"$jobs" check ${SANITIZE_MAKE_FLAGS:-} || rc=$?

@@ -6,6 +6,10 @@
 # isolation, no index). Each runs an all_reduce at 2 ranks. Skips (77)
 # where the package is not built here or numpy, venv or setuptools lack.
 set -eu
+if [ "${TCOMM_SKIP_PYTHON:-0}" = 1 ]; then # the sanitizer build
+    echo "bindings/python: SKIP: TCOMM_SKIP_PYTHON=1 (the sanitizer build)"
+    exit 77
+fi
 build=${TCOMM_BUILDDIR:?run through make check}
 here=$(cd "$(dirname "$0")" && pwd)
 py=${TCOMM_PYTHON:-python3}
