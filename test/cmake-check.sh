@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 # `make install` into a staging root, then an outside CMake project that
-# does find_package(tcomm 0.1 REQUIRED) with CMAKE_PREFIX_PATH at the
+# does find_package(tcomm X.Y REQUIRED), X.Y the contract that
+# test/exported-symbols.txt's since= names, with CMAKE_PREFIX_PATH at the
 # staged prefix and links tcomm::tcomm (test/contract_program.c) and, when
 # the Fortran module was built, tcomm::fortran (test/fortran/contract.f90);
 # both run at 2 ranks. Then the same C program with tcomm_USE_STATIC_LIBS
@@ -25,6 +26,11 @@ done
 fortran=OFF
 [ -f "$build/src/fortran/tcomm.mod" ] && fortran=ON
 fc=${TCOMM_FC:-$(sed -n 's/^FC = //p' "$build/GNUmakefile")}
+# the contract the library exports, which its version must carry
+contract=$(grep -v '^#' "$src/test/exported-symbols.txt" |
+    sed -n 's/.* since=\([0-9]*\.[0-9]*\).*/\1/p' |
+    sort -t. -k1,1n -k2,2n | tail -1)
+contract=${contract:-0.1}
 
 mkdir "$tmp/proj"
 cat >"$tmp/proj/CMakeLists.txt" <<'CMAKE'
@@ -33,7 +39,7 @@ project(tcomm_consumer LANGUAGES C)
 if(WITH_FORTRAN)
   enable_language(Fortran)
 endif()
-find_package(tcomm 0.1 REQUIRED)
+find_package(tcomm ${CONTRACT} REQUIRED)
 message(STATUS "tcomm ${tcomm_VERSION} found in ${tcomm_DIR}")
 add_executable(contract_c ${SRC}/test/contract_program.c)
 target_link_libraries(contract_c PRIVATE tcomm::tcomm m)
@@ -56,6 +62,7 @@ run() {
 cmake_build() { # build dir, extra -D options
     dir=$1; shift
     if ! cmake -S "$tmp/proj" -B "$tmp/$dir" -DSRC="$src" \
+            -DCONTRACT="$contract" \
             -DCMAKE_PREFIX_PATH="$tmp/stage$prefix" \
             -DCMAKE_C_COMPILER="${TCOMM_CC:-mpicc}" \
             -DCMAKE_Fortran_COMPILER="${fc:-mpif90}" "$@" \
@@ -68,7 +75,7 @@ cmake_build() { # build dir, extra -D options
 
 cmake_build shared -DWITH_FORTRAN=$fortran
 run "$tmp/shared/contract_c"
-echo "PASS: find_package(tcomm), tcomm::tcomm"
+echo "PASS: find_package(tcomm $contract), tcomm::tcomm"
 if [ $fortran = ON ]; then
     run "$tmp/shared/contract_f"
     echo "PASS: find_package(tcomm), tcomm::fortran"

@@ -67,6 +67,10 @@ $(tcomm_pkg_nocheck_log): test/packaging-check.sh.log
 # copies anything (issue 27).
 TESTS += test/install-prefix-check.sh
 EXTRA_DIST += test/install-prefix-check.sh
+# The version is the contract's (test/exported-symbols.txt's since=),
+# alike in configure, the headers, the man pages, the docs and NEWS.
+TESTS += test/version-check.sh
+EXTRA_DIST += test/version-check.sh
 
 # README.md's C and Fortran examples, compiled with its build-tree
 # commands and run at 1-4 ranks.
@@ -108,3 +112,6 @@ EXTRA_DIST += test/symbols-check.sh test/exported-symbols.txt
 # And every internal function has a caller (issue 27: no dead code).
 TESTS += test/dead-code-check.sh
 EXTRA_DIST += test/dead-code-check.sh
+# Their libtool version changes with the interface (headers, symbols).
+TESTS += test/abi-version-check.sh
+EXTRA_DIST += test/abi-version-check.sh test/abi-versions.txt

@@ -11,7 +11,9 @@ trap 'rm -rf "$tmp"' EXIT
 nm -D --defined-only "$lib" | awk '$2 ~ /^[TDBRVW]$/ {print $3}' |
     sort -u >"$tmp/exported"
 grep -v '^#' "$list" | awk 'NF {print $1}' | sort -u >"$tmp/allowed"
-grep -v '^#' "$list" | awk 'NF == 1 {print $1}' | sort -u >"$tmp/required"
+# required: every line but the optional ones (since=X.Y only dates it)
+grep -v '^#' "$list" | awk 'NF && $2 != "optional" {print $1}' |
+    sort -u >"$tmp/required"
 status=0
 extra=$(comm -23 "$tmp/exported" "$tmp/allowed")
 missing=$(comm -13 "$tmp/exported" "$tmp/required")
