@@ -47,6 +47,9 @@ for p in allreduce allgather reduce_scatter bcast barrier; do
     expect_usage "$p" --json
     expect_usage "$p" extra
     expect_usage "$p" -m 4 --json "$tmp/no/such/dir/x.json"
+    # the line says why (the man page's EXIT STATUS promises the reason)
+    grep -q 'No such file or directory' "$tmp/err" ||
+        fail "osu_tcomm_$p --json into no directory: no reason given"
     expect_usage "$p" --backend nccl
     expect_usage "$p" --backend ""
     expect_usage "$p" --backend MPI
