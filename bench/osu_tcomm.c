@@ -10,6 +10,7 @@
  * timed loop, and calls the _into collectives into a preallocated output
  * (--alloc: the allocating forms). Every rank of the backend (a process,
  * or a thread with --backend local) runs run_rank on its own buffers. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -311,8 +312,8 @@ int main(int argc, char **argv)
     if (opt.json && world.mpi_rank == 0) {
         json = bench_json_open(&proto);
         if (!json) {
-            fprintf(stderr, "%s: --json: cannot write '%s'\n", opt.prog,
-                    opt.json);
+            fprintf(stderr, "%s: --json: cannot write '%s': %s\n",
+                    opt.prog, opt.json, strerror(errno));
             code = BENCH_EXIT_USAGE;
         }
     }
@@ -320,8 +321,8 @@ int main(int argc, char **argv)
     if (!code)
         code = bench_world_run(&world, &proto, run_rank, json);
     if (json && bench_json_close(json) != 0) {
-        fprintf(stderr, "%s: --json: error writing '%s'\n", opt.prog,
-                opt.json);
+        fprintf(stderr, "%s: --json: error writing '%s': %s\n",
+                opt.prog, opt.json, strerror(errno));
         code = code ? code : 1;
     }
     bench_world_close(&world);
