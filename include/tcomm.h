@@ -49,10 +49,11 @@ extern "C" {
 #endif
 
 /** @brief Major version of these headers (tcomm_get_version() gives the
- *  library's). */
+ *  library's). MAJOR.MINOR is the contract they implement (0.2: the
+ *  seed's calls, all_to_all, the _v forms and the nonblocking calls). */
 #define TCOMM_VERSION_MAJOR 0
 /** @brief Minor version of these headers. */
-#define TCOMM_VERSION_MINOR 1
+#define TCOMM_VERSION_MINOR 2
 /** @brief Patch version of these headers. */
 #define TCOMM_VERSION_PATCH 0
 
