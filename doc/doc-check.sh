@@ -4,11 +4,16 @@
 # configure option and variable (`configure --help`), every setting that
 # tcomm_info lists, every environment variable that the code or a script
 # reads (getenv in the C sources, the settings table, the ${...:-...}
-# forms in the shell scripts, ?= in the bootstrap Makefile), every option
+# forms in the shell scripts, ?= in the bootstrap Makefile and the .mk
+# files, the Rust build script's env reads, CMake's $ENV{}), every option
 # of the harness (its -h) and of tcomm_info (its -h and the option strings
 # of its source), and every status code of include/tcomm.h; the man pages
 # name every setting and every harness option and render without
-# warnings; README links the guides and names every package that
+# warnings; tcomm_info.1 says each setting's default, sizes and names as
+# the table does; the harness's man pages name every JSON key it writes;
+# rust.md names the C functions the crate lacks; design-notes.md's file
+# counts are right; no guide cites a ../ path outside the repository;
+# README links the guides and names every package that
 # scripts/install-deps installs. Everything is derived from the sources
 # and the programs' own help, so a new variable or option fails here
 # until it is documented; what is missing is listed.
@@ -44,11 +49,34 @@ for s in $settings; do
 done
 echo "settings: $(echo $settings | wc -w) checked"
 
+# tcomm_info.1's entry of each setting says what the table says: its
+# default, and every size (4 KiB) and every name with an underscore
+# (process_vm_readv, TCOMM_ERR_TIMEOUT) of the table's description
+"$build/src/tools/tcomm_info" --parsable >"$tmp/parsable" 2>/dev/null
+n=0
+for s in $settings; do
+    awk -v s="$s" '$0 == ".B " s { on = 1; next }
+        on && /^\.(TP|PP|SH)/ { exit } on' "$man/tcomm_info.1" |
+        sed 's/\\-/-/g' | tr '\n' ' ' >"$tmp/entry"
+    desc=$(sed -n "s/^setting\.$s\.description://p" "$tmp/parsable")
+    def=$(sed -n "s/^setting\.$s\.default://p" "$tmp/parsable")
+    { echo "$def"
+      echo "$desc" | grep -oE '[0-9]+ [KMG]iB'
+      echo "$desc" | grep -oE '[A-Za-z0-9]+(_[A-Za-z0-9]+)+'
+    } | sort -u >"$tmp/terms"
+    while read -r t; do
+        grep -qF -e "$t" "$tmp/entry" ||
+            missing "tcomm_info.1's $s entry" "$t (from the settings table)"
+    done <"$tmp/terms"
+    n=$((n + 1))
+done
+echo "tcomm_info.1 against the settings table: $n entries checked"
+
 # environment variables that the code and the scripts read. Variables of
-# the system (not tcomm's) are not documented here.
-system_vars=" TMPDIR LD_PRELOAD LD_LIBRARY_PATH PATH HOME "
+# the system (not tcomm's; OUT_DIR is cargo's) are not documented here.
+system_vars=" TMPDIR LD_PRELOAD LD_LIBRARY_PATH PATH HOME OUT_DIR "
 dirs=
-for d in src test bench fuzz cuda mpi_kernels scripts doc .ci; do
+for d in src test bench fuzz cuda mpi_kernels scripts doc .ci bindings; do
     [ -d "$src/$d" ] && dirs="$dirs $src/$d"
 done
 # shellcheck disable=SC2086
@@ -63,6 +91,16 @@ done
         sed 's/^\${//; s/:\{0,1\}[-=?+]$//'
     [ -f "$src/Makefile" ] && # the bootstrap, not in a tarball
         sed -n 's/^\([A-Z][A-Z0-9_]*\) *?=.*/\1/p' "$src/Makefile"
+    # make variables that the automake fragments default (CARGO ?= cargo)
+    find "$src" -name '*.mk' ! -path '*/.git/*' -exec \
+        sed -n 's/^\([A-Z][A-Z0-9_]*\) *?=.*/\1/p' {} +
+    sed -n 's/^\([A-Z][A-Z0-9_]*\) *?=.*/\1/p' "$src/Makefile.am"
+    # the Rust crate's build script and the CMake package files
+    find $dirs -type f -name '*.rs' -exec grep -ohE \
+        '(env::var(_os)?|env_path)\("[A-Z][A-Z0-9_]*"\)' {} + |
+        sed 's/.*("//; s/")$//'
+    grep -ohE 'ENV\{[A-Z][A-Z0-9_]*\}' "$src"/cmake/*.in |
+        sed 's/^ENV{//; s/}$//'
 } | sort -u >"$tmp/env"
 n=0
 for v in $(cat "$tmp/env"); do
@@ -106,6 +144,26 @@ done
 [ -n "$hopts" ] || { echo "FAIL: the harness's -h lists no options"; status=1; }
 echo "harness options: $(echo $hopts | wc -w) checked"
 
+# every key the harness writes to its JSON file is in the man page: the
+# nonblocking programs' (bench_nonblocking.c) in osu_tcomm_iallreduce.1,
+# the others in osu_tcomm_allreduce.1
+n=0
+for f in "$src"/bench/*.c; do
+    page=osu_tcomm_allreduce.1
+    [ "$(basename "$f")" = bench_nonblocking.c ] && page=osu_tcomm_iallreduce.1
+    for k in $(grep -oE '\\"[a-z_]+\\": ' "$f" | sed 's/^\\"//; s/\\": $//' |
+        sort -u); do
+        grep -qw -e "$k" "$man/$page" || missing "$page" "the JSON key $k"
+        n=$((n + 1))
+    done
+done
+[ "$n" -gt 20 ] || { echo "FAIL: found only $n JSON keys in bench/"; status=1; }
+echo "harness JSON keys: $n checked"
+# a --json FILE the harness cannot open is status 2 (bench/osu_tcomm.c)
+sed -n '/^\.SH EXIT STATUS/,/^\.SH/p' "$man/osu_tcomm_allreduce.1" |
+    sed 's/\\-/-/g' | tr '\n' ' ' | grep -q ' 2 for .*--json' ||
+    missing "osu_tcomm_allreduce.1's EXIT STATUS" "--json under status 2"
+
 # tcomm_info's options: its help, and the option strings of its source
 "$build/src/tools/tcomm_info" -h >"$tmp/help" 2>&1
 iopts=$({
@@ -124,6 +182,47 @@ if command -v groff >/dev/null 2>&1; then
         [ -z "$out" ] || { echo "FAIL: groff warns on $p: $out"; status=1; }
     done
 fi
+
+# rust.md names each function of the later contracts that the crate's
+# FFI does not declare (what the crate lacks, said as lacking)
+n=0
+for f in $(grep -v '^#' "$src/test/exported-symbols.txt" |
+    awk '$2 ~ /^since=/ {print $1}'); do
+    grep -qw -e "$f" "$src/bindings/rust/src/ffi.rs" && continue
+    has "$src/doc/rust.md" "\`${f#tcomm_}\`"
+    n=$((n + 1))
+done
+echo "rust.md: $n C functions not in the crate checked"
+
+# design-notes.md's "files" column: the files in each folder itself,
+# local.mk (its build rules) aside
+n=0
+sed -n 's/^| `\([a-z_/]*\)\/` | \([0-9][0-9]*\) |.*/\1 \2/p' \
+    "$src/doc/design-notes.md" >"$tmp/counts"
+while read -r d c; do
+    # (an in-tree build leaves objects and programs, without a suffix)
+    real=$(find "$src/$d" -maxdepth 1 -type f -name '?*.*' \
+        ! -name local.mk ! -name '*.o' ! -name '*.lo' ! -name '*.la' \
+        ! -name '*.mod' ! -name '*.so' | wc -l)
+    [ "$real" = "$c" ] || {
+        echo "FAIL: design-notes.md says $d/ has $c files, it has $real"
+        status=1; }
+    n=$((n + 1))
+done <"$tmp/counts"
+[ "$n" -gt 5 ] || { echo "FAIL: no file counts in design-notes.md"; status=1; }
+echo "design-notes.md: $n folders' file counts checked"
+
+# a ../ path that README or a guide cites is a file of the repository
+top=$(cd "$src" && pwd -P)
+for f in "$src/README.md" "$src"/doc/*.md; do
+    dir=$(cd "$(dirname "$f")" && pwd -P)
+    for p in $(grep -oE '[`(]\.\./[^`) ]+' "$f" | cut -c2-); do
+        case $(realpath -m "$dir/$p") in
+            "$top"/*) [ -e "$dir/$p" ] && continue ;;
+        esac
+        echo "FAIL: $f cites $p, not a file of the repository"; status=1
+    done
+done
 
 # README links the guides
 for d in user-guide design-notes fortran performance reference; do
