@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# `make install` into a staging root, then build test/contract_program.c
+# `make install` into a staging root; every relative link of the
+# installed README.md resolves there; then build test/contract_program.c
 # (public contract only) with `pkg-config --cflags --libs tcomm` and run it
 # at 4 ranks against the installed shared library; then
 # test/contract_program_02.c (contract 0.2) the same way at 1-4 ranks.
@@ -19,6 +20,20 @@ export PKG_CONFIG_PATH="$tmp$libdir/pkgconfig"
 export PKG_CONFIG_SYSROOT_DIR="$tmp"
 flags=$(pkg-config --cflags --libs tcomm)
 echo "pkg-config --cflags --libs tcomm: $flags"
+# every relative link of the installed README resolves in its folder
+# (the docdir: where LICENSE went, which is installed beside README.md)
+docdir=$(find "$tmp" -name LICENSE -type f | head -1)
+docdir=${docdir%/LICENSE}
+docdir=${docdir#"$tmp"}
+readme="$tmp$docdir/README.md"
+[ -f "$readme" ] || { echo "FAIL: no $docdir/README.md installed"; exit 1; }
+for l in $(grep -oE '\]\([^)]+\)' "$readme" | sed 's/^](//; s/)$//; s/#.*//' |
+    grep -vE '^(https?:|mailto:|$)' | sort -u); do
+    [ -e "$tmp$docdir/$l" ] ||
+        { echo "FAIL: the installed README links $l, not installed"; bad=1; }
+done
+[ -z "${bad:-}" ] || exit 1
+echo "installed README.md: its links resolve in $docdir"
 for h in tcomm.h tcomm_mpi.h tcomm_backend.h; do
     [ -f "$tmp$prefix/include/$h" ] || { echo "missing $h"; exit 1; }
 done
