@@ -18,6 +18,21 @@ dist_man_MANS = doc/man/tcomm_info.1 doc/man/osu_tcomm_allreduce.1 \
 EXTRA_DIST += Doxyfile.in README.md doc/user-guide.md doc/design-notes.md \
 	doc/reference.md doc/backends.md doc/reliability.md
 
+# The guides, their plots and examples, installed under DOCDIR/doc/
+# (nobase_: the doc/ prefix stays), where the installed README.md links
+# them (test/install-check.sh follows its links). Distributed elsewhere.
+nobase_doc_DATA = doc/user-guide.md doc/reference.md doc/design-notes.md \
+	doc/fortran.md doc/rust.md doc/performance.md doc/backends.md \
+	doc/reliability.md doc/examples/README.md doc/examples/heat2d.c \
+	doc/examples/heat2d.f90 doc/examples/transpose2d.c \
+	doc/examples/transpose2d.f90 doc/performance/allreduce.png \
+	doc/performance/allgather.png doc/performance/reduce_scatter.png \
+	doc/performance/bcast.png doc/performance/barrier.png \
+	doc/performance/alltoall.png doc/performance/allreduce_ratio.png \
+	doc/performance/allgather_ratio.png \
+	doc/performance/reduce_scatter_ratio.png \
+	doc/performance/bcast_ratio.png doc/performance/alltoall_ratio.png
+
 # `make doc`: doxygen must be installed (scripts/install-deps); any
 # warning (an undocumented public name, a broken command) fails the
 # target after printing the warnings.
