@@ -13,6 +13,7 @@
 # the table does; the harness's man pages name every JSON key it writes;
 # rust.md names the C functions the crate lacks; design-notes.md's file
 # counts are right; no guide cites a ../ path outside the repository;
+# README's figures cite doc/performance.md's latest make bench;
 # README links the guides and names every package that
 # scripts/install-deps installs. Everything is derived from the sources
 # and the programs' own help, so a new variable or option fails here
@@ -222,6 +223,24 @@ for f in "$src/README.md" "$src"/doc/*.md; do
         esac
         echo "FAIL: $f cites $p, not a file of the repository"; status=1
     done
+done
+
+# README's performance figures are those of the run doc/performance.md
+# calls its latest, and each run README's Performance section names
+# (HH:MM) is one doc/performance.md describes
+latest=$(sed -n 's/.*\*\*Latest: `make bench` of \([0-9-]* [0-9:]*\) UTC.*/\1/p' \
+    "$src/doc/performance.md" | head -1)
+sed -n '/^## Performance/,/^## [^P]/p' "$src/README.md" >"$tmp/perf"
+if [ -z "$latest" ]; then
+    echo "FAIL: doc/performance.md names no **Latest: \`make bench\` of DATE TIME UTC**"
+    status=1
+else
+    grep -q "make bench\` of $latest UTC" "$tmp/perf" ||
+        missing "README.md's Performance" "the latest make bench ($latest UTC)"
+fi
+for t in $(grep -oE '\b[0-2][0-9]:[0-5][0-9]\b' "$tmp/perf" | sort -u); do
+    grep -q "$t" "$src/doc/performance.md" ||
+        missing "doc/performance.md" "the $t run that README cites"
 done
 
 # README links the guides
