@@ -204,7 +204,8 @@ while read -r d c; do
     # (an in-tree build leaves objects and programs, without a suffix)
     real=$(find "$src/$d" -maxdepth 1 -type f -name '?*.*' \
         ! -name local.mk ! -name '*.o' ! -name '*.lo' ! -name '*.la' \
-        ! -name '*.mod' ! -name '*.so' | wc -l)
+        ! -name '*.mod' ! -name '*.so' ! -name '*.log' ! -name '*.trs' |
+        wc -l)
     [ "$real" = "$c" ] || {
         echo "FAIL: design-notes.md says $d/ has $c files, it has $real"
         status=1; }
