@@ -22,7 +22,8 @@ EXTRA_DIST += Doxyfile.in README.md doc/user-guide.md doc/design-notes.md \
 # (nobase_: the doc/ prefix stays), where the installed README.md links
 # them (test/install-check.sh follows its links). Distributed elsewhere.
 nobase_doc_DATA = doc/user-guide.md doc/reference.md doc/design-notes.md \
-	doc/fortran.md doc/rust.md doc/performance.md doc/backends.md \
+	doc/fortran.md doc/rust.md doc/python.md doc/performance.md \
+	doc/backends.md \
 	doc/reliability.md doc/examples/README.md doc/examples/heat2d.c \
 	doc/examples/heat2d.f90 doc/examples/transpose2d.c \
 	doc/examples/transpose2d.f90 doc/performance/allreduce.png \
