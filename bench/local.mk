@@ -115,7 +115,7 @@ test_bench_combine_LDADD = $(BENCH_LDADD) $(CHECK_LIBS) -lm
 TESTS += test/bench_combine
 # Every column of a row apart from the next, whatever its width (Check).
 check_PROGRAMS += test/bench_row
-test_bench_row_SOURCES = test/bench_row.c
+test_bench_row_SOURCES = test/bench_row.c test/check_main.h
 test_bench_row_CPPFLAGS = $(BENCH_CPPFLAGS)
 test_bench_row_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 test_bench_row_LDADD = $(BENCH_LDADD) $(CHECK_LIBS)

@@ -10,6 +10,7 @@
 
 #include "bench_nonblocking.h"
 #include "bench_output.h"
+#include "check_main.h"
 
 /* The fields of the line that print(r, res) writes to stdout. */
 static int fields(void (*print)(const bench_run_t *, const void *),
@@ -90,10 +91,5 @@ int main(void)
     tcase_add_test(tc, wide_figures_stay_apart);
     tcase_add_test(tc, wide_nonblocking_figures_stay_apart);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_set_fork_status(sr, CK_NOFORK);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return tcomm_check_run_nofork(s);
 }

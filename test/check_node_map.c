@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "tcomm_node_map.h"
+#include "check_main.h"
 
 #define LEN 8192
 
@@ -126,10 +127,5 @@ int main(void)
     TCase *tc = tcase_create("keying");
     tcase_add_test(tc, a_reused_pid_maps_the_new_arena);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_set_fork_status(sr, CK_NOFORK);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tcomm_check_run_nofork(s);
 }

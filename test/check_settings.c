@@ -16,6 +16,7 @@
 
 #include "tcomm.h"
 #include "tcomm_config.h"
+#include "check_main.h"
 
 START_TEST(read_at_the_first_graph)
 {
@@ -81,10 +82,5 @@ int main(void)
     tcase_add_test(tc, reload_keeps_a_readers_snapshot);
     tcase_add_test(tc, parsers_say_what_they_accept);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_set_fork_status(sr, CK_NOFORK);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tcomm_check_run_nofork(s);
 }

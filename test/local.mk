@@ -11,7 +11,7 @@ TESTS += test/check_core
 # the parsers accept (issue 27). A process of its own: the first test
 # must be the first to read them.
 check_PROGRAMS += test/check_settings
-test_check_settings_SOURCES = test/check_settings.c
+test_check_settings_SOURCES = test/check_settings.c test/check_main.h
 test_check_settings_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 test_check_settings_LDADD = libtcomm_internal.la $(CHECK_LIBS)
 TESTS += test/check_settings

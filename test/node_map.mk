@@ -13,7 +13,7 @@ TESTS += test/mpi_node_map-np1.mpitest test/mpi_node_map-np2.mpitest \
 # The table of mapped arenas keyed by the arena's identity, not the pid
 # alone (issue 27): a peer restarted under the same pid, unmapping.
 check_PROGRAMS += test/check_node_map
-test_check_node_map_SOURCES = test/check_node_map.c
+test_check_node_map_SOURCES = test/check_node_map.c test/check_main.h
 test_check_node_map_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 test_check_node_map_LDADD = libtcomm_internal.la $(CHECK_LIBS)
 TESTS += test/check_node_map
