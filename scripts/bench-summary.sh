@@ -122,7 +122,8 @@ FNR == 1 {
     b = $1; t = $2; m = $3; r = $6; d = $7
     if (m == "nan") next
     best = $9 > 0 ? $8 / $9 : 0
-    bound = NF >= 10 && $10 != "nan" && $10 > 0 ? $10 : ""
+    # a bound that rounds to 0.00 us is no figure: "-", and no xbound
+    bound = NF >= 10 && $10 != "nan" && $10 >= 0.005 ? $10 : ""
     call = NF >= 11 ? $11 : "-"
     sub(/^MPI_/, "", call)
     x = bound != "" ? t / bound : ""
