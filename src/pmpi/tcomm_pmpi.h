@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* libtcomm_pmpi: MPI's collectives through the profiling interface
+ * (design.md, "Drop-in acceleration of unmodified MPI programs"). This
+ * room sits above the front end: it calls tcomm's public API and PMPI_*.
+ *
+ * The decision to take a call is made from what MPI requires to match
+ * on every rank (datatype, count, op, root, the communicator), never
+ * from local facts, so that the ranks of one call never split between
+ * tcomm and MPI. */
+#ifndef TCOMM_PMPI_H
+#define TCOMM_PMPI_H
+
+#include <mpi.h>
+
+#include "tcomm_mpi.h"
+
+#define TCOMM_PMPI_EXPORT __attribute__((visibility("default")))
+
+/* The interposed functions, in the report's order. */
+typedef enum {
+    PMPI_FN_ALLREDUCE, PMPI_FN_REDUCE_SCATTER_BLOCK, PMPI_FN_REDUCE_SCATTER,
+    PMPI_FN_ALLGATHER, PMPI_FN_ALLGATHERV, PMPI_FN_BCAST, PMPI_FN_ALLTOALL,
+    PMPI_FN_ALLTOALLV, PMPI_FN_BARRIER, PMPI_FN_IALLREDUCE,
+    PMPI_FN_IALLGATHER, PMPI_FN_IREDUCE_SCATTER_BLOCK, PMPI_FN_IBCAST,
+    PMPI_FN_IALLTOALL, PMPI_FN_COUNT
+} tcomm_pmpi_fn_t;
+
+/* Nonzero while this thread runs tcomm on the interposer's behalf: the
+ * MPI calls tcomm makes itself then go straight to PMPI_. */
+extern __thread int tcomm_pmpi_inside;
+
+/* TCOMM_PMPI (1: take calls), TCOMM_PMPI_REPORT, read once at load. */
+extern int tcomm_pmpi_on;
+extern int tcomm_pmpi_report_on;
+
+/* The least bytes (count * type size, of one rank's part) at which fn is
+ * taken; TCOMM_PMPI_MIN_BYTES overrides the measured table. */
+size_t tcomm_pmpi_min_bytes(tcomm_pmpi_fn_t fn);
+
+/* The tcomm dtype that moves or reduces `type`; 0 if it is not a
+ * predefined contiguous type tcomm has. For data movement every
+ * predefined contiguous type moves as u8 (*dt = TCOMM_U8, *size its
+ * size); for a reduction the type and op must both be tcomm's. */
+int tcomm_pmpi_move_type(MPI_Datatype type, size_t *size);
+int tcomm_pmpi_reduce_type(MPI_Datatype type, MPI_Op op, tcomm_dtype_t *dt,
+                           tcomm_op_t *top, size_t *size);
+
+/* The tcomm handle of an intracommunicator, made on first use (a
+ * collective over comm: every rank reaches it in the same call); NULL if
+ * comm is an intercommunicator, one of tcomm's own, or tcomm cannot
+ * serve it (then every rank gets NULL). *size is comm's size, *rank
+ * this rank's. */
+tcomm_comm_t *tcomm_pmpi_comm(MPI_Comm comm, int *size, int *rank);
+
+/* The process's host graph of wrapped buffers (made with the first
+ * handle). */
+tcomm_graph_t *tcomm_pmpi_graph(void);
+
+/* A 1-D tensor over count elements of dt at buf; NULL on failure. */
+tcomm_tensor_t *tcomm_pmpi_wrap(tcomm_dtype_t dt, void *buf, size_t count);
+
+/* The end of a taken call: counts it, releases the tensors (NULL is
+ * fine), and turns a tcomm failure into MPI's error through comm's
+ * error handler. */
+int tcomm_pmpi_done(tcomm_pmpi_fn_t fn, MPI_Comm comm, tcomm_status_t st,
+                    size_t bytes, double t0, tcomm_tensor_t *a,
+                    tcomm_tensor_t *b);
+
+/* Counting for the report. */
+double tcomm_pmpi_now(void);
+void tcomm_pmpi_passed(tcomm_pmpi_fn_t fn);
+
+/* Destroy every cached handle and the graph (MPI_Finalize). */
+void tcomm_pmpi_free_all(void);
+
+#endif /* TCOMM_PMPI_H */

@@ -1,0 +1,78 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# libtcomm_pmpi on unmodified MPI programs (test/pmpi/): each runs at 1-4
+# ranks without the library, with it (its size thresholds), and with it
+# taking every call it can (TCOMM_PMPI_MIN_BYTES=0, TCOMM_PMPI_REPORT=1);
+# the outputs (a hash of every result, per rank) must be identical, and
+# the report must show the calls were taken. The launcher is configure's
+# ($MPIRUN $MPIRUN_FLAGS); the library goes to the ranks through `env`,
+# the same way under Open MPI and MPICH, never into the launcher itself.
+set -u
+build=${TCOMM_BUILDDIR:-.}
+lib=$build/.libs/libtcomm_pmpi.so
+[ -f "$lib" ] || { echo "pmpi-check: no $lib (make first)" >&2; exit 99; }
+mpirun=${MPIRUN:-mpirun}
+flags=${MPIRUN_FLAGS---oversubscribe}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# As test/mpirun-test.sh: MPICH's busy polling wants no more ranks than
+# cores.
+max=${TCOMM_TEST_MAX_NP:-4}
+if [ -z "${TCOMM_TEST_MAX_NP:-}" ] &&
+    "$mpirun" --version 2>&1 | grep -q HYDRA; then
+    max=$(nproc 2>/dev/null || echo 1)
+fi
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/pmpi-check.XXXXXX") || exit 99
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+
+# run NP PROG TAG [VAR=VALUE...]: the sorted lines of every rank in
+# $tmp/TAG, its stderr in $tmp/TAG.err
+run() {
+    r_np=$1 r_prog=$2 tag=$3
+    shift 3
+    rm -f "$tmp/$tag".*
+    # shellcheck disable=SC2086
+    if ! timeout --kill-after=10 "${TCOMM_TEST_TIMEOUT:-300}" \
+        "$mpirun" $flags -np "$r_np" env "$@" "$r_prog" "$tmp/$tag.out" \
+        >"$tmp/$tag.log" 2>"$tmp/$tag.err"; then
+        echo "FAIL: $r_prog at $r_np ranks ($*) did not end well:"
+        cat "$tmp/$tag.log" "$tmp/$tag.err"
+        fail=1
+    fi
+    cat "$tmp/$tag".out.* 2>/dev/null | sort >"$tmp/$tag"
+}
+
+for prog in test/pmpi/colls test/pmpi/nocoll; do
+    [ -x "$build/$prog" ] || { echo "pmpi-check: no $build/$prog" >&2; exit 99; }
+    for np in 1 2 3 4; do
+        [ "$np" -le "$max" ] || { echo "SKIP: $prog at $np ranks (> $max)"; continue; }
+        run "$np" "$build/$prog" plain TCOMM_PMPI_REPORT=0
+        run "$np" "$build/$prog" pre LD_PRELOAD="$lib"
+        run "$np" "$build/$prog" all LD_PRELOAD="$lib" \
+            TCOMM_PMPI_MIN_BYTES=0 TCOMM_PMPI_REPORT=1
+        [ -s "$tmp/plain" ] || { echo "FAIL: $prog at $np ranks printed nothing"; fail=1; }
+        for tag in pre all; do
+            if ! cmp -s "$tmp/plain" "$tmp/$tag"; then
+                echo "FAIL: $prog at $np ranks: results differ ($tag):"
+                diff "$tmp/plain" "$tmp/$tag" | head -20
+                fail=1
+            fi
+        done
+        # the report: one line per function, and the taken ones taken
+        grep '^tcomm_pmpi: ' "$tmp/all.err"
+        case $prog in *colls)
+            for fn in MPI_Allreduce MPI_Reduce_scatter_block \
+                MPI_Reduce_scatter MPI_Allgather MPI_Allgatherv MPI_Bcast \
+                MPI_Alltoall; do
+                grep -q "^tcomm_pmpi: $fn [1-9][0-9]* handled, [1-9]" \
+                    "$tmp/all.err" || {
+                    echo "FAIL: $prog at $np ranks: the report shows no" \
+                        "$fn handled and passed"
+                    fail=1
+                }
+            done ;;
+        esac
+        echo "$prog at $np ranks: $(wc -l <"$tmp/plain") results the same"
+    done
+done
+exit $fail
