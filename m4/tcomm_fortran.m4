@@ -98,8 +98,16 @@ end program conftest
     AC_FC_MODULE_OUTPUT_FLAG([],
       [tcomm_fortran_ok=no
        tcomm_fortran_why="no module output flag known for $FC"])
+    # mpif.h's buffers are untyped: gfortran 10 and later reject
+    # calls with different types without this flag (test/pmpi/).
+    tcomm_save_FCFLAGS=$FCFLAGS
+    FCFLAGS="$FCFLAGS -fallow-argument-mismatch"
+    AC_COMPILE_IFELSE([AC_LANG_PROGRAM([], [])],
+      [TCOMM_FC_MISMATCH=-fallow-argument-mismatch])
+    FCFLAGS=$tcomm_save_FCFLAGS
   ])
   AC_LANG_POP([Fortran])
+  AC_SUBST([TCOMM_FC_MISMATCH])
   AS_IF([test $tcomm_fortran_ok = yes], [
     AC_MSG_CHECKING([whether $CC finds ISO_Fortran_binding.h])
     AC_COMPILE_IFELSE([AC_LANG_PROGRAM([[#include <ISO_Fortran_binding.h>]],

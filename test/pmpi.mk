@@ -7,3 +7,21 @@ test_pmpi_colls_SOURCES = test/pmpi/colls.c
 test_pmpi_nocoll_SOURCES = test/pmpi/nocoll.c
 TESTS += test/pmpi-check.sh
 EXTRA_DIST += test/pmpi-check.sh
+
+# The same from Fortran: mpif.h, `use mpi` and `use mpi_f08` (fcolls.inc
+# is the body of all three). mpif.h's untyped buffers need gfortran's
+# -fallow-argument-mismatch where it has it (configure's
+# TCOMM_FC_MISMATCH).
+EXTRA_DIST += test/pmpi/fcolls.inc
+if TCOMM_HAVE_FORTRAN
+check_PROGRAMS += test/pmpi/fmpifh test/pmpi/fusempi
+test_pmpi_fmpifh_SOURCES = test/pmpi/fmpifh.F90
+test_pmpi_fmpifh_FCFLAGS = $(TCOMM_FC_MISMATCH) -I$(srcdir)/test/pmpi
+test_pmpi_fusempi_SOURCES = test/pmpi/fusempi.F90
+test_pmpi_fusempi_FCFLAGS = -I$(srcdir)/test/pmpi
+if TCOMM_HAVE_FORTRAN_F08
+check_PROGRAMS += test/pmpi/ff08
+test_pmpi_ff08_SOURCES = test/pmpi/ff08.F90
+test_pmpi_ff08_FCFLAGS = -I$(srcdir)/test/pmpi
+endif
+endif

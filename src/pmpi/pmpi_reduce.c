@@ -53,6 +53,35 @@ TCOMM_PMPI_EXPORT int MPI_Allreduce(const void *sbuf, void *rbuf, int count,
                            t0, in, out);
 }
 
+/* A taken reduce_scatter of count elements per rank, through wrapped
+ * buffers (no copy but in place). */
+static int scatter_block(tcomm_pmpi_fn_t fn, const void *sbuf, void *rbuf,
+                         size_t count, tcomm_dtype_t dt, tcomm_op_t top,
+                         size_t size, tcomm_comm_t *tc, int n, MPI_Comm comm)
+{
+    double t0 = tcomm_pmpi_now();
+    size_t total = count * (size_t)n;
+    /* In place, the input is rbuf and rank 0's chunk lands at its
+       start: the result goes through a buffer of its own first. */
+    int in_place = sbuf == MPI_IN_PLACE;
+    void *res = in_place ? malloc(count * size) : rbuf;
+    tcomm_tensor_t *in = tcomm_pmpi_wrap(dt, in_place ? rbuf : (void *)sbuf,
+                                         total);
+    tcomm_tensor_t *out = res ? tcomm_pmpi_wrap(dt, res, count) : NULL;
+    tcomm_status_t st = TCOMM_ERR_NO_MEMORY;
+    if (in && out) {
+        tcomm_pmpi_inside++;
+        st = tcomm_reduce_scatter_into(tc, in, top, 0, out);
+        tcomm_pmpi_inside--;
+    }
+    if (in_place && st == TCOMM_SUCCESS)
+        memcpy(rbuf, res, count * size);
+    int rc = tcomm_pmpi_done(fn, comm, st, total * size, t0, in, out);
+    if (in_place)
+        free(res);
+    return rc;
+}
+
 TCOMM_PMPI_EXPORT int MPI_Reduce_scatter_block(const void *sbuf, void *rbuf,
                                                int count, MPI_Datatype type,
                                                MPI_Op op, MPI_Comm comm)
@@ -68,27 +97,8 @@ TCOMM_PMPI_EXPORT int MPI_Reduce_scatter_block(const void *sbuf, void *rbuf,
         tcomm_pmpi_passed(fn);
         return PMPI_Reduce_scatter_block(sbuf, rbuf, count, type, op, comm);
     }
-    double t0 = tcomm_pmpi_now();
-    size_t total = (size_t)count * (size_t)n;
-    /* In place, the input is rbuf and rank 0's chunk lands at its
-       start: the result goes through a buffer of its own first. */
-    int in_place = sbuf == MPI_IN_PLACE;
-    void *res = in_place ? malloc((size_t)count * size) : rbuf;
-    tcomm_tensor_t *in = tcomm_pmpi_wrap(dt, in_place ? rbuf : (void *)sbuf,
-                                         total);
-    tcomm_tensor_t *out = res ? tcomm_pmpi_wrap(dt, res, (size_t)count) : NULL;
-    tcomm_status_t st = TCOMM_ERR_NO_MEMORY;
-    if (in && out) {
-        tcomm_pmpi_inside++;
-        st = tcomm_reduce_scatter_into(tc, in, top, 0, out);
-        tcomm_pmpi_inside--;
-    }
-    if (in_place && st == TCOMM_SUCCESS)
-        memcpy(rbuf, res, (size_t)count * size);
-    int rc = tcomm_pmpi_done(fn, comm, st, total * size, t0, in, out);
-    if (in_place)
-        free(res);
-    return rc;
+    return scatter_block(fn, sbuf, rbuf, (size_t)count, dt, top, size, tc, n,
+                         comm);
 }
 
 TCOMM_PMPI_EXPORT int MPI_Reduce_scatter(const void *sbuf, void *rbuf,
@@ -101,20 +111,28 @@ TCOMM_PMPI_EXPORT int MPI_Reduce_scatter(const void *sbuf, void *rbuf,
     tcomm_op_t top;
     size_t size, total = 0;
     tcomm_comm_t *tc = NULL;
-    int n = 0, me, ok = tcomm_pmpi_on && !tcomm_pmpi_inside && counts &&
-                        PMPI_Comm_size(comm, &n) == MPI_SUCCESS;
+    int n = 0, me, even = 1,
+        ok = tcomm_pmpi_on && !tcomm_pmpi_inside && counts &&
+             PMPI_Comm_size(comm, &n) == MPI_SUCCESS;
     /* counts are the same on every rank (MPI requires it) */
     for (int r = 0; ok && r < n; r++) {
         ok = counts[r] >= 0;
+        even &= counts[r] == counts[0];
         total += ok ? (size_t)counts[r] : 0;
     }
-    size_t *sizes = ok ? malloc((size_t)n * sizeof *sizes) : NULL;
-    if (!sizes || !take(fn, type, op, total, comm, &dt, &top, &size, &tc,
-                        &n, &me)) {
-        free(sizes);
+    if (!ok || !take(fn, type, op, total, comm, &dt, &top, &size, &tc, &n,
+                     &me)) {
         tcomm_pmpi_passed(fn);
         return PMPI_Reduce_scatter(sbuf, rbuf, counts, type, op, comm);
     }
+    /* equal counts: the block form, over the caller's buffers */
+    if (even)
+        return scatter_block(fn, sbuf, rbuf, (size_t)counts[0], dt, top,
+                             size, tc, n, comm);
+    size_t *sizes = malloc((size_t)n * sizeof *sizes);
+    if (!sizes)
+        return tcomm_pmpi_done(fn, comm, TCOMM_ERR_NO_MEMORY, 0, 0, NULL,
+                               NULL);
     double t0 = tcomm_pmpi_now();
     for (int r = 0; r < n; r++)
         sizes[r] = (size_t)counts[r];

@@ -1,0 +1,11 @@
+! SPDX-License-Identifier: BSD-3-Clause
+! A plain MPI program in Fortran (use mpi_f08) for test/pmpi-check.sh; its
+! body is fcolls.inc.
+#define COMM_T type(MPI_Comm)
+program pmpi_ff08
+  use mpi_f08
+  implicit none
+
+  character(len=16) :: where, what
+#include "fcolls.inc"
+end program pmpi_ff08

@@ -1,0 +1,11 @@
+! SPDX-License-Identifier: BSD-3-Clause
+! A plain MPI program in Fortran (include 'mpif.h') for test/pmpi-check.sh; its
+! body is fcolls.inc.
+#define COMM_T integer
+program pmpi_fmpifh
+
+  implicit none
+  include 'mpif.h'
+  character(len=16) :: where, what
+#include "fcolls.inc"
+end program pmpi_fmpifh
