@@ -13,7 +13,8 @@ dist_man_MANS = doc/man/tcomm_info.1 doc/man/osu_tcomm_allreduce.1 \
 	doc/man/osu_tcomm_bcast.1 doc/man/osu_tcomm_barrier.1 \
 	doc/man/osu_tcomm_alltoall.1 doc/man/osu_tcomm_iallreduce.1 \
 	doc/man/osu_tcomm_iallgather.1 doc/man/osu_tcomm_ireduce_scatter.1 \
-	doc/man/osu_tcomm_ibcast.1 doc/man/osu_tcomm_ialltoall.1
+	doc/man/osu_tcomm_ibcast.1 doc/man/osu_tcomm_ialltoall.1 \
+	doc/man/tcomm_pmpi.7
 
 EXTRA_DIST += Doxyfile.in README.md doc/user-guide.md doc/design-notes.md \
 	doc/reference.md doc/backends.md doc/reliability.md
