@@ -5,9 +5,24 @@
  * the MPI_IN_PLACE and MPI_BOTTOM sentinels (Fortran common blocks) made
  * C's, then the interposed C function. mpi_f08's buffers are plain
  * addresses (Open MPI's ignore-TKR), its handles one integer, and its
- * ierror optional (NULL when absent). MPICH's Fortran bindings call the
- * C MPI_ functions, which this library already is: nothing to add. */
+ * ierror optional (NULL when absent). MPICH's mpif.h and `use mpi`
+ * bindings, and its mpi_f08 collectives (through their descriptor
+ * wrappers), call the C MPI_ functions, which this library already is;
+ * but its mpi_f08 MPI_Finalize calls PMPI_Finalize: that one is here for
+ * both MPIs (the report, and tcomm's handles freed while MPI works). */
 #include "tcomm_pmpi.h"
+
+static void set_ierr(MPI_Fint *ierr, int rc)
+{
+    if (ierr)
+        *ierr = (MPI_Fint)rc;
+}
+
+/* The report and the handles' end come with MPI_Finalize. */
+static void f_finalize(MPI_Fint *ierr)
+{
+    set_ierr(ierr, MPI_Finalize());
+}
 
 #if defined(OPEN_MPI) && OPEN_MPI
 
@@ -22,12 +37,6 @@ static void *c_buf(void *buf)
     if (buf == &mpi_fortran_bottom_)
         return MPI_BOTTOM;
     return buf;
-}
-
-static void set_ierr(MPI_Fint *ierr, int rc)
-{
-    if (ierr)
-        *ierr = (MPI_Fint)rc;
 }
 
 #define TYPE(f) PMPI_Type_f2c(*(f))
@@ -91,12 +100,6 @@ static void f_alltoall(void *s, MPI_Fint *sn, MPI_Fint *st, void *r,
                                 TYPE(rt), COMM(comm)));
 }
 
-/* The report and the handles' end come with MPI_Finalize. */
-static void f_finalize(MPI_Fint *ierr)
-{
-    set_ierr(ierr, MPI_Finalize());
-}
-
 /* Every name gfortran and other compilers give the call: mpif.h and
  * `use mpi` (four manglings), `use mpi_f08` (NAME_f08_). */
 #define NAMES(fn, a, b, c, d, e)                                           \
@@ -125,4 +128,10 @@ NAMES(f_alltoall, mpi_alltoall, mpi_alltoall_, mpi_alltoall__,
 NAMES(f_finalize, mpi_finalize, mpi_finalize_, mpi_finalize__,
       MPI_FINALIZE, mpi_finalize_f08_);
 
-#endif /* OPEN_MPI */
+#elif defined(MPICH)
+
+extern __typeof__(f_finalize) mpi_finalize_f08_;
+TCOMM_PMPI_EXPORT __attribute__((alias("f_finalize")))
+__typeof__(f_finalize) mpi_finalize_f08_;
+
+#endif /* OPEN_MPI, MPICH */
