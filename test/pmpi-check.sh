@@ -43,18 +43,23 @@ run() {
 }
 
 # The Fortran programs where configure found Fortran (and mpi_f08).
-progs="test/pmpi/colls test/pmpi/nocoll"
+# icolls runs under MPI_THREAD_MULTIPLE (its calls taken) and, as
+# icolls@single, under MPI_THREAD_SINGLE (every call passed to MPI).
+progs="test/pmpi/colls test/pmpi/nocoll test/pmpi/icolls test/pmpi/icolls@single"
 for f in test/pmpi/fmpifh test/pmpi/fusempi test/pmpi/ff08; do
     if [ -x "$build/$f" ]; then progs="$progs $f"; else echo "SKIP: no $f"; fi
 done
-for prog in $progs; do
+for entry in $progs; do
+    prog=${entry%@*} level=multiple
+    [ "$entry" = "$prog" ] || level=${entry#*@}
     [ -x "$build/$prog" ] || { echo "pmpi-check: no $build/$prog" >&2; exit 99; }
     for np in 1 2 3 4; do
-        [ "$np" -le "$max" ] || { echo "SKIP: $prog at $np ranks (> $max)"; continue; }
-        run "$np" "$build/$prog" plain TCOMM_PMPI_REPORT=0
-        run "$np" "$build/$prog" pre LD_PRELOAD="$lib"
+        [ "$np" -le "$max" ] || { echo "SKIP: $entry at $np ranks (> $max)"; continue; }
+        run "$np" "$build/$prog" plain TCOMM_PMPI_REPORT=0 \
+            PMPI_TEST_LEVEL=$level
+        run "$np" "$build/$prog" pre LD_PRELOAD="$lib" PMPI_TEST_LEVEL=$level
         run "$np" "$build/$prog" all LD_PRELOAD="$lib" \
-            TCOMM_PMPI_MIN_BYTES=0 TCOMM_PMPI_REPORT=1
+            TCOMM_PMPI_MIN_BYTES=0 TCOMM_PMPI_REPORT=1 PMPI_TEST_LEVEL=$level
         [ -s "$tmp/plain" ] || { echo "FAIL: $prog at $np ranks printed nothing"; fail=1; }
         for tag in pre all; do
             if ! cmp -s "$tmp/plain" "$tmp/$tag"; then
@@ -65,7 +70,7 @@ for prog in $progs; do
         done
         # the report: one line per function, and the taken ones taken
         grep '^tcomm_pmpi: ' "$tmp/all.err"
-        case $prog in *colls|*/f*)
+        case $entry in */colls|*/f*)
             for fn in MPI_Allreduce MPI_Reduce_scatter_block \
                 MPI_Reduce_scatter MPI_Allgather MPI_Allgatherv MPI_Bcast \
                 MPI_Alltoall; do
@@ -79,7 +84,21 @@ for prog in $progs; do
                 }
             done ;;
         esac
-        echo "$prog at $np ranks: $(wc -l <"$tmp/plain") results the same"
+        # nonblocking: every call taken under MULTIPLE, none under SINGLE
+        for fn in MPI_Iallreduce MPI_Iallgather MPI_Ireduce_scatter_block \
+            MPI_Ibcast MPI_Ialltoall; do
+            case $entry in
+            */icolls) want="[1-9][0-9]* handled, 0 passed" ;;
+            */icolls@single) want="0 handled, [1-9][0-9]* passed" ;;
+            *) continue ;;
+            esac
+            grep -q "^tcomm_pmpi: $fn $want" "$tmp/all.err" || {
+                echo "FAIL: $entry at $np ranks: the report's $fn is not" \
+                    "\"$want\""
+                fail=1
+            }
+        done
+        echo "$entry at $np ranks: $(wc -l <"$tmp/plain") results the same"
     done
 done
 exit $fail

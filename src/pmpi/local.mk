@@ -6,6 +6,7 @@ lib_LTLIBRARIES += libtcomm_pmpi.la
 libtcomm_pmpi_la_SOURCES = src/pmpi/tcomm_pmpi.h src/pmpi/pmpi_types.c \
 	src/pmpi/pmpi_comm.c src/pmpi/pmpi_reduce.c src/pmpi/pmpi_move.c \
 	src/pmpi/pmpi_passed.c src/pmpi/pmpi_report.c \
+	src/pmpi/pmpi_nonblocking.c src/pmpi/pmpi_icolls.c \
 	src/pmpi/pmpi_fortran.c
 libtcomm_pmpi_la_CPPFLAGS = -I$(top_srcdir)/include
 libtcomm_pmpi_la_LIBADD = libtcomm.la

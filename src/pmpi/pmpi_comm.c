@@ -20,6 +20,10 @@ __thread int tcomm_pmpi_inside;
 typedef struct cached {
     tcomm_comm_t *tc; /* NULL: every call on this communicator passes */
     int size, rank;
+    int multiple; /* every rank has MPI_THREAD_MULTIPLE */
+    int pending;  /* nonblocking calls in flight (under live_lock) */
+    int orphan;   /* comm was freed with calls in flight: the last one's
+                     end destroys tc */
     MPI_Comm comm;
     struct cached *prev, *next; /* live handles, freed at MPI_Finalize */
 } cached_t;
@@ -41,6 +45,18 @@ static int copy_attr(MPI_Comm old, int key, void *extra, void *in,
     return MPI_SUCCESS;
 }
 
+static void destroy(cached_t *c)
+{
+    if (c->tc) {
+        tcomm_pmpi_inside++;
+        tcomm_comm_destroy(c->tc);
+        tcomm_pmpi_inside--;
+    }
+    free(c);
+}
+
+/* MPI lets a communicator be freed with nonblocking calls in flight:
+ * they complete, and then the handle goes (tcomm_pmpi_comm_release). */
 static int delete_attr(MPI_Comm comm, int key, void *value, void *extra)
 {
     (void)comm, (void)key, (void)extra;
@@ -50,13 +66,10 @@ static int delete_attr(MPI_Comm comm, int key, void *value, void *extra)
     pthread_mutex_lock(&live_lock);
     c->prev->next = c->next;
     c->next->prev = c->prev;
+    c->orphan = c->pending > 0;
     pthread_mutex_unlock(&live_lock);
-    if (c->tc) {
-        tcomm_pmpi_inside++;
-        tcomm_comm_destroy(c->tc);
-        tcomm_pmpi_inside--;
-    }
-    free(c);
+    if (!c->orphan)
+        destroy(c);
     return MPI_SUCCESS;
 }
 
@@ -102,12 +115,23 @@ tcomm_graph_t *tcomm_pmpi_graph(void)
     return graph;
 }
 
-/* A new handle over comm, agreed by every rank (one failure: none). */
+/* A new handle over comm, agreed by every rank (one failure: none).
+ * comm carries it (as the attribute) before tcomm dups comm, so that
+ * the copy callback marks tcomm's dup INTERNAL: a communicator without
+ * the attribute would hand none to its dups. */
 static cached_t *create(MPI_Comm comm)
 {
     cached_t *c = calloc(1, sizeof *c);
     if (!c)
-        return NULL; /* cannot go on: 48 bytes of memory are missing */
+        return NULL; /* cannot go on: 64 bytes of memory are missing */
+    c->comm = comm;
+    pthread_mutex_lock(&live_lock);
+    c->next = live.next;
+    c->prev = &live;
+    live.next->prev = c;
+    live.next = c;
+    pthread_mutex_unlock(&live_lock);
+    PMPI_Comm_set_attr(comm, keyval, c);
     int ok = tcomm_pmpi_graph() != NULL;
     PMPI_Comm_size(comm, &c->size);
     PMPI_Comm_rank(comm, &c->rank);
@@ -116,8 +140,12 @@ static cached_t *create(MPI_Comm comm)
                tcomm_comm_set_attr(c->tc, TCOMM_ATTR_CHECK, 0) !=
                    TCOMM_SUCCESS))
         ok = 0;
-    int all = ok;
-    PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
+    int level = MPI_THREAD_SINGLE;
+    PMPI_Query_thread(&level);
+    int mine[2] = {ok, level == MPI_THREAD_MULTIPLE}, both[2];
+    PMPI_Allreduce(mine, both, 2, MPI_INT, MPI_MIN, comm);
+    int all = both[0];
+    c->multiple = both[1];
     if (!all && c->tc) {
         tcomm_comm_destroy(c->tc);
         c->tc = NULL;
@@ -129,7 +157,7 @@ static cached_t *create(MPI_Comm comm)
     return c;
 }
 
-tcomm_comm_t *tcomm_pmpi_comm(MPI_Comm comm, int *size, int *rank)
+static cached_t *lookup(MPI_Comm comm)
 {
     void *v;
     int flag = 0, inter = 0;
@@ -144,20 +172,45 @@ tcomm_comm_t *tcomm_pmpi_comm(MPI_Comm comm, int *size, int *rank)
         c = create(comm);
         if (!c)
             return NULL;
-        c->comm = comm;
-        pthread_mutex_lock(&live_lock);
-        c->next = live.next;
-        c->prev = &live;
-        live.next->prev = c;
-        live.next = c;
-        pthread_mutex_unlock(&live_lock);
-        PMPI_Comm_set_attr(comm, keyval, c);
     } else if (c == &internal_mark) {
         return NULL;
     }
+    return c;
+}
+
+tcomm_comm_t *tcomm_pmpi_comm(MPI_Comm comm, int *size, int *rank)
+{
+    cached_t *c = lookup(comm);
+    if (!c)
+        return NULL;
     *size = c->size;
     *rank = c->rank;
     return c->tc;
+}
+
+tcomm_comm_t *tcomm_pmpi_comm_acquire(MPI_Comm comm, int *size, int *rank,
+                                      void **key)
+{
+    cached_t *c = lookup(comm);
+    if (!c || !c->tc || !c->multiple)
+        return NULL;
+    pthread_mutex_lock(&live_lock);
+    c->pending++;
+    pthread_mutex_unlock(&live_lock);
+    *size = c->size;
+    *rank = c->rank;
+    *key = c;
+    return c->tc;
+}
+
+void tcomm_pmpi_comm_release(void *key)
+{
+    cached_t *c = key;
+    pthread_mutex_lock(&live_lock);
+    int last = --c->pending == 0 && c->orphan;
+    pthread_mutex_unlock(&live_lock);
+    if (last)
+        destroy(c);
 }
 
 void tcomm_pmpi_free_all(void)

@@ -22,10 +22,10 @@ static int take(tcomm_pmpi_fn_t fn, MPI_Datatype type, size_t count,
     return *tc != NULL;
 }
 
-/* The send side of a gather or an exchange: in place, or a predefined
- * type of the same bytes as the receive side (else MPI reports it). */
-static int send_matches(const void *sbuf, int scount, MPI_Datatype stype,
-                        size_t rbytes)
+/* In place, or a predefined type of the same bytes as the receive side
+ * (else MPI reports it). */
+int tcomm_pmpi_send_matches(const void *sbuf, int scount,
+                            MPI_Datatype stype, size_t rbytes)
 {
     size_t ssize;
     if (sbuf == MPI_IN_PLACE)
@@ -70,7 +70,7 @@ TCOMM_PMPI_EXPORT int MPI_Allgather(const void *sbuf, int scount,
     if (rcount < 0 ||
         !take(PMPI_FN_ALLGATHER, rtype, (size_t)rcount, comm, &size, &tc,
               &n, &me) ||
-        !send_matches(sbuf, scount, stype, (size_t)rcount * size)) {
+        !tcomm_pmpi_send_matches(sbuf, scount, stype, (size_t)rcount * size)) {
         tcomm_pmpi_passed(PMPI_FN_ALLGATHER);
         return PMPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm);
     }
@@ -113,7 +113,7 @@ TCOMM_PMPI_EXPORT int MPI_Allgatherv(const void *sbuf, int scount,
     }
     if (!ok || n == 0 ||
         !take(fn, rtype, total / (size_t)n, comm, &size, &tc, &n, &me) ||
-        !send_matches(sbuf, scount, stype, (size_t)counts[me] * size)) {
+        !tcomm_pmpi_send_matches(sbuf, scount, stype, (size_t)counts[me] * size)) {
         tcomm_pmpi_passed(fn);
         return PMPI_Allgatherv(sbuf, scount, stype, rbuf, counts, displs,
                                rtype, comm);
@@ -160,7 +160,7 @@ TCOMM_PMPI_EXPORT int MPI_Alltoall(const void *sbuf, int scount,
     if (rcount < 0 ||
         !take(PMPI_FN_ALLTOALL, rtype, (size_t)rcount, comm, &size, &tc, &n,
               &me) ||
-        !send_matches(sbuf, scount, stype, (size_t)rcount * size)) {
+        !tcomm_pmpi_send_matches(sbuf, scount, stype, (size_t)rcount * size)) {
         tcomm_pmpi_passed(PMPI_FN_ALLTOALL);
         return PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
     }

@@ -44,19 +44,24 @@ tcomm_tensor_t *tcomm_pmpi_wrap(tcomm_dtype_t dt, void *buf, size_t count)
     return t;
 }
 
+void tcomm_pmpi_handled(tcomm_pmpi_fn_t fn, size_t bytes, double t0)
+{
+    if (!tcomm_pmpi_report_on)
+        return;
+    double dt = tcomm_pmpi_now() - t0;
+    __atomic_fetch_add(&counts[fn][HANDLED], 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&counts[fn][BYTES], bytes, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&counts[fn][NS], (uint64_t)(dt * 1e9),
+                       __ATOMIC_RELAXED);
+}
+
 int tcomm_pmpi_done(tcomm_pmpi_fn_t fn, MPI_Comm comm, tcomm_status_t st,
                     size_t bytes, double t0, tcomm_tensor_t *a,
                     tcomm_tensor_t *b)
 {
     tcomm_tensor_release(a);
     tcomm_tensor_release(b);
-    if (tcomm_pmpi_report_on) {
-        double dt = tcomm_pmpi_now() - t0;
-        __atomic_fetch_add(&counts[fn][HANDLED], 1, __ATOMIC_RELAXED);
-        __atomic_fetch_add(&counts[fn][BYTES], bytes, __ATOMIC_RELAXED);
-        __atomic_fetch_add(&counts[fn][NS], (uint64_t)(dt * 1e9),
-                           __ATOMIC_RELAXED);
-    }
+    tcomm_pmpi_handled(fn, bytes, t0);
     if (st == TCOMM_SUCCESS)
         return MPI_SUCCESS;
     /* A correct call failed in tcomm (memory, a peer gone): MPI's way of
@@ -87,11 +92,13 @@ static void report(void)
                 size);
 }
 
-/* The report while MPI still works; then tcomm's handles and graph go
+/* The calls in flight end (the program has waited for them all, as
+ * MPI requires); the report while MPI still works; then tcomm's handles and graph go
  * before MPI does (the communicators' attributes are deleted here, not
  * left to MPI_Finalize, which need not delete those of COMM_WORLD). */
 TCOMM_PMPI_EXPORT int MPI_Finalize(void)
 {
+    tcomm_pmpi_nb_stop();
     if (tcomm_pmpi_report_on)
         report();
     tcomm_pmpi_free_all();

@@ -40,11 +40,12 @@ static const size_t min_bytes[PMPI_FN_COUNT] = {
     [PMPI_FN_ALLTOALL] = 512 << 10,
     [PMPI_FN_ALLTOALLV] = (size_t)-1,
     [PMPI_FN_BARRIER] = (size_t)-1,
-    [PMPI_FN_IALLREDUCE] = (size_t)-1,
-    [PMPI_FN_IALLGATHER] = (size_t)-1,
-    [PMPI_FN_IREDUCE_SCATTER_BLOCK] = (size_t)-1,
-    [PMPI_FN_IBCAST] = (size_t)-1,
-    [PMPI_FN_IALLTOALL] = (size_t)-1,
+    /* the nonblocking calls run the blocking calls' paths */
+    [PMPI_FN_IALLREDUCE] = 16384,
+    [PMPI_FN_IALLGATHER] = 8 << 20,
+    [PMPI_FN_IREDUCE_SCATTER_BLOCK] = 16384,
+    [PMPI_FN_IBCAST] = 32768,
+    [PMPI_FN_IALLTOALL] = 512 << 10,
 };
 
 size_t tcomm_pmpi_min_bytes(tcomm_pmpi_fn_t fn)

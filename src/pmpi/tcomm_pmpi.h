@@ -52,6 +52,20 @@ int tcomm_pmpi_reduce_type(MPI_Datatype type, MPI_Op op, tcomm_dtype_t *dt,
  * this rank's. */
 tcomm_comm_t *tcomm_pmpi_comm(MPI_Comm comm, int *size, int *rank);
 
+/* For a nonblocking call: comm's handle as tcomm_pmpi_comm, but NULL
+ * unless every rank of comm has MPI_THREAD_MULTIPLE (a helper thread
+ * completes the MPI request; agreed when the handle was made). The
+ * handle then outlives MPI_Comm_free until tcomm_pmpi_comm_release(*key)
+ * (once per acquire, when the call has completed). */
+tcomm_comm_t *tcomm_pmpi_comm_acquire(MPI_Comm comm, int *size, int *rank,
+                                      void **key);
+void tcomm_pmpi_comm_release(void *key);
+
+/* The send side of a gather or an exchange matches the receive side's
+ * rbytes (or is MPI_IN_PLACE). */
+int tcomm_pmpi_send_matches(const void *sbuf, int scount,
+                            MPI_Datatype stype, size_t rbytes);
+
 /* The process's host graph of wrapped buffers (made with the first
  * handle). */
 tcomm_graph_t *tcomm_pmpi_graph(void);
@@ -69,8 +83,39 @@ int tcomm_pmpi_done(tcomm_pmpi_fn_t fn, MPI_Comm comm, tcomm_status_t st,
 /* Counting for the report. */
 double tcomm_pmpi_now(void);
 void tcomm_pmpi_passed(tcomm_pmpi_fn_t fn);
+void tcomm_pmpi_handled(tcomm_pmpi_fn_t fn, size_t bytes, double t0);
 
-/* Destroy every cached handle and the graph (MPI_Finalize). */
+/* A taken nonblocking call (pmpi_nonblocking.c). */
+typedef struct tcomm_pmpi_nb {
+    tcomm_pmpi_fn_t fn;
+    tcomm_request_t *req;
+    MPI_Request greq;
+    tcomm_tensor_t *in, *out; /* released when it completes */
+    void *scratch;  /* an in-place call's own copy, freed at the end */
+    void *copy_to;  /* in-place reduce_scatter: scratch goes here at end */
+    size_t copy_bytes, bytes;
+    double t0;
+    void *key;      /* the communicator's handle, held till the end */
+    tcomm_status_t st;
+    struct tcomm_pmpi_nb *next;
+} tcomm_pmpi_nb_t;
+
+/* A new call when it is taken (bytes: one rank's part, the thresholds'
+ * measure; the rules of the blocking calls); NULL and *rc MPI_SUCCESS:
+ * MPI does it; NULL and an error in *rc: the call fails (reported). */
+tcomm_pmpi_nb_t *tcomm_pmpi_nb_begin(tcomm_pmpi_fn_t fn, size_t bytes,
+                                     MPI_Comm comm, tcomm_comm_t **tc,
+                                     int *n, int *me, int *rc);
+/* After tcomm's start succeeded: *req is the generalized request that
+ * completes with it. */
+int tcomm_pmpi_nb_hand_over(tcomm_pmpi_nb_t *nb, MPI_Request *req);
+/* tcomm's start failed: reported as a blocking call's failure. */
+int tcomm_pmpi_nb_failed(tcomm_pmpi_nb_t *nb, MPI_Comm comm,
+                         tcomm_status_t st);
+
+/* Wait for the nonblocking calls in flight and end their helper thread;
+ * then destroy every cached handle and the graph (MPI_Finalize). */
+void tcomm_pmpi_nb_stop(void);
 void tcomm_pmpi_free_all(void);
 
 #endif /* TCOMM_PMPI_H */
