@@ -56,10 +56,10 @@ for entry in $progs; do
     for np in 1 2 3 4; do
         [ "$np" -le "$max" ] || { echo "SKIP: $entry at $np ranks (> $max)"; continue; }
         run "$np" "$build/$prog" plain TCOMM_PMPI_REPORT=0 \
-            PMPI_TEST_LEVEL=$level
-        run "$np" "$build/$prog" pre LD_PRELOAD="$lib" PMPI_TEST_LEVEL=$level
+            PMPI_TEST_LEVEL="$level"
+        run "$np" "$build/$prog" pre LD_PRELOAD="$lib" PMPI_TEST_LEVEL="$level"
         run "$np" "$build/$prog" all LD_PRELOAD="$lib" \
-            TCOMM_PMPI_MIN_BYTES=0 TCOMM_PMPI_REPORT=1 PMPI_TEST_LEVEL=$level
+            TCOMM_PMPI_MIN_BYTES=0 TCOMM_PMPI_REPORT=1 PMPI_TEST_LEVEL="$level"
         [ -s "$tmp/plain" ] || { echo "FAIL: $prog at $np ranks printed nothing"; fail=1; }
         for tag in pre all; do
             if ! cmp -s "$tmp/plain" "$tmp/$tag"; then

@@ -9,6 +9,11 @@ test_pmpi_icolls_SOURCES = test/pmpi/icolls.c
 TESTS += test/pmpi-check.sh
 EXTRA_DIST += test/pmpi-check.sh
 
+# OSU's validating collective programs under the library, from an OSU 7.x
+# build named by OSU_DIR (nothing is fetched; skips without it).
+TESTS += scripts/pmpi-validate.sh
+EXTRA_DIST += scripts/pmpi-validate.sh
+
 # The same from Fortran: mpif.h, `use mpi` and `use mpi_f08` (fcolls.inc
 # is the body of all three). mpif.h's untyped buffers need gfortran's
 # -fallow-argument-mismatch where it has it (configure's
