@@ -51,7 +51,7 @@ check() {
     path=$(osu_prog "$c_prog") || { echo "SKIP: no $c_prog in $osu"; return; }
     # shellcheck disable=SC2086
     timeout --kill-after=10 "${TCOMM_TEST_TIMEOUT:-300}" \
-        "$mpirun" $flags -np "$np" env LD_PRELOAD="$lib" \
+        "$mpirun" $flags -np "$np" env LD_PRELOAD="${LD_PRELOAD:+$LD_PRELOAD:}$lib" \
         TCOMM_PMPI_MIN_BYTES=0 TCOMM_PMPI_REPORT=1 \
         "$path" -c -m "$sizes" -i 20 -x 5 "$@" >"$tmp/out" 2>"$tmp/err"
     rc=$?

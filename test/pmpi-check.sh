@@ -21,6 +21,9 @@ if [ -z "${TCOMM_TEST_MAX_NP:-}" ] &&
     "$mpirun" --version 2>&1 | grep -q HYDRA; then
     max=$(nproc 2>/dev/null || echo 1)
 fi
+# What the environment preloads already stays first (the sanitizer build's
+# dlclose shim: scripts/check-sanitize.sh).
+preload=${LD_PRELOAD:+$LD_PRELOAD:}$lib
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/pmpi-check.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
 fail=0
@@ -57,8 +60,8 @@ for entry in $progs; do
         [ "$np" -le "$max" ] || { echo "SKIP: $entry at $np ranks (> $max)"; continue; }
         run "$np" "$build/$prog" plain TCOMM_PMPI_REPORT=0 \
             PMPI_TEST_LEVEL="$level"
-        run "$np" "$build/$prog" pre LD_PRELOAD="$lib" PMPI_TEST_LEVEL="$level"
-        run "$np" "$build/$prog" all LD_PRELOAD="$lib" \
+        run "$np" "$build/$prog" pre LD_PRELOAD="$preload" PMPI_TEST_LEVEL="$level"
+        run "$np" "$build/$prog" all LD_PRELOAD="$preload" \
             TCOMM_PMPI_MIN_BYTES=0 TCOMM_PMPI_REPORT=1 PMPI_TEST_LEVEL="$level"
         [ -s "$tmp/plain" ] || { echo "FAIL: $prog at $np ranks printed nothing"; fail=1; }
         for tag in pre all; do
