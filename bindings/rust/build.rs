@@ -184,6 +184,11 @@ fn main() {
         // non-system libtcomm at run time without LD_LIBRARY_PATH.
         println!("cargo:rustc-link-arg=-Wl,-rpath,{}", d.display());
         println!("cargo:lib={}", d.display());
+        // A new libtcomm (a new soname) relinks what links it.
+        let so = d.join("libtcomm.so");
+        if so.exists() {
+            println!("cargo:rerun-if-changed={}", so.display());
+        }
     }
     for i in &incs {
         println!("cargo:include={}", i.display());
