@@ -8,10 +8,10 @@ tensors, over MPI (mpi4py's communicators too) or threads.
 """
 from ._tcomm import Error, Request
 from ._comm import Communicator, OPS
-from ._arrays import DTYPES, bfloat16
+from ._arrays import DTYPES, bfloat16, empty
 
 __all__ = ["Communicator", "Error", "Request", "OPS", "DTYPES", "bfloat16",
-           "version"]
+           "empty", "version"]
 
 
 def version():

@@ -2,6 +2,8 @@
 """numpy dtypes and inputs as tcomm sees them."""
 import numpy as np
 
+from . import _tcomm
+
 # numpy dtype -> tcomm_dtype_t (include/tcomm.h's order)
 DTYPES = {
     np.dtype(np.uint8): 0,
@@ -78,3 +80,21 @@ def from_result(res, shape, dtype):
     if not shape or 0 not in shape:
         return np.frombuffer(res, dtype=dtype).reshape(shape)
     return np.empty(shape, dtype)
+
+
+def empty(shape, dtype=np.float32):
+    """A zero-filled C-contiguous array in tcomm's shared memory arena.
+
+    Collectives on it can take tcomm's single-copy shared-memory paths
+    (the node's peers map the arena), where an array numpy allocated is
+    foreign memory to them (cross-memory attach or MPI, with other size
+    gates); mpi4py and numpy use it like any array. The memory lives as
+    long as the array (its base) does.
+    """
+    dtype = np.dtype(dtype)
+    shape = (shape,) if isinstance(shape, (int, np.integer)) else \
+        tuple(shape)
+    n = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    if n == 0:
+        return np.empty(shape, dtype)
+    return np.frombuffer(_tcomm.empty(n), dtype).reshape(shape)

@@ -133,8 +133,26 @@ static PyObject *version(PyObject *self, PyObject *args)
     return Py_BuildValue("(iii)", major, minor, patch);
 }
 
+/* empty(nbytes): a zero-filled Result of tcomm's own (tcomm_tensor_empty:
+ * host tensors live in the shared arena the node's peers map, which the
+ * single-copy paths need; numpy's memory is foreign to them). */
+static PyObject *empty(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    size_t n = PyLong_AsSize_t(arg);
+    if (n == (size_t)-1 && PyErr_Occurred())
+        return NULL;
+    tcomm_tensor_t *t = NULL;
+    tcomm_status_t st;
+    Py_BEGIN_ALLOW_THREADS
+    st = tcomm_tensor_empty(tpy_graph, TCOMM_U8, 1, &n, &t);
+    Py_END_ALLOW_THREADS
+    return st == TCOMM_SUCCESS ? tpy_result_new(t) : tpy_raise(st);
+}
+
 static PyMethodDef module_methods[] = {
     {"version", version, METH_NOARGS, "libtcomm's (major, minor, patch)."},
+    {"empty", empty, METH_O, "empty(nbytes): zeroed memory of tcomm's."},
     {NULL, NULL, 0, NULL},
 };
 

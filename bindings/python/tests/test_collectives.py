@@ -259,3 +259,34 @@ def test_info(ranks):
         assert c.info() == (c.rank, c.size)
         assert 0 <= c.rank < c.size
     ranks(fn)
+
+
+def test_arena_arrays(ranks):
+    """tcomm.empty's arrays (tcomm's arena) as inputs, out= and in place,
+    and the fresh results above the eager size, which come from it."""
+    import tcomm
+
+    def fn(c):
+        n = 4096 * c.size  # past the eager gate; all_to_all splits it
+        assert not tcomm.empty((2, 0)).size
+        x = tcomm.empty((2, n // 2), np.float32)
+        assert x.shape == (2, n // 2) and not x.any()
+        x[:] = data(c.rank, x.shape, np.float32)
+        want = reference("sum", c.size, x.shape, np.float32)
+        close(c.all_reduce(x), want)
+        out = tcomm.empty(x.shape, np.float32)
+        c.all_reduce(x, out=out)
+        close(out, want)
+        g = c.all_gather(x, out=tcomm.empty((2 * c.size, n // 2),
+                                            np.float32))
+        close(g, np.concatenate([data(r, x.shape, np.float32)
+                                 for r in range(c.size)]))
+        b = x.copy() if c.rank == 0 else tcomm.empty(x.shape, np.float32)
+        c.broadcast(b, out=b)
+        close(b, data(0, x.shape, np.float32))
+        y = c.all_to_all(x.reshape(-1))
+        close(y, np.concatenate([np.array_split(
+            data(r, x.shape, np.float32).reshape(-1), c.size)[c.rank]
+            for r in range(c.size)]))
+        del y, g, out  # their tcomm memory goes with them
+    ranks(fn)
