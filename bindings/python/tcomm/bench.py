@@ -24,25 +24,27 @@ from . import _mpi4py
 COLLS = ["allreduce", "allgather", "reduce_scatter", "bcast", "alltoall"]
 
 
-def calls(name, c, w, x, n):
-    """(tcomm call, mpi4py call, receive buffer) for collective name."""
+def calls(name, c, w, x, n, new):
+    """(tcomm call, mpi4py call, receive buffer) for collective name;
+    new(count) allocates a float32 receive buffer."""
     if name == "allreduce":
-        y = np.empty_like(x)
+        y = new(x.size)
         return (lambda: c.all_reduce(x, out=y),
                 lambda: w.Allreduce(x, y), y)
     if name == "allgather":
-        y = np.empty(x.size * n, x.dtype)
+        y = new(x.size * n)
         return (lambda: c.all_gather(x, out=y),
                 lambda: w.Allgather(x, y), y)
     if name == "reduce_scatter":
-        y = np.empty(x.size // n, x.dtype)
+        y = new(x.size // n)
         return (lambda: c.reduce_scatter(x, out=y),
                 lambda: w.Reduce_scatter_block(x, y), y)
     if name == "bcast":
-        y = x.copy()  # in place on both sides, as MPI_Bcast is
+        y = new(x.size)
+        y[:] = x  # in place on both sides, as MPI_Bcast is
         return (lambda: c.broadcast(y, root=0, out=y),
                 lambda: w.Bcast(y, root=0), y)
-    y = np.empty_like(x)
+    y = new(x.size)
     return (lambda: c.all_to_all(x, out=y),
             lambda: w.Alltoall(x, y), y)
 
@@ -79,6 +81,9 @@ def parse(argv):
     p.add_argument("-c", default="allreduce", metavar="LIST",
                    help=f"collectives, comma-separated, or all: "
                         f"{','.join(COLLS)} (default allreduce)")
+    p.add_argument("--memory", choices=("numpy", "tcomm"), default="numpy",
+                   help="the arrays: np.empty's (default) or tcomm.empty's "
+                        "(tcomm's shared arena; mpi4py uses the same)")
     p.add_argument("--json", metavar="FILE", help="also write JSON here")
     a = p.parse_args(argv)
     a.c = COLLS if a.c == "all" else a.c.split(",")
@@ -99,16 +104,25 @@ def main(argv=None):
     w = MPI.COMM_WORLD
     c = tcomm.Communicator(w)
     n = w.size
+    if a.memory == "tcomm":
+        def new(k):
+            return tcomm.empty(k, np.float32)
+    else:
+        def new(k):
+            return np.empty(k, np.float32)
     report = {"benchmark": "python-vs-mpi4py", "np": n, "dtype": "f32",
+              "memory": a.memory,
               "results": []}
     for name in a.c:
         if w.rank == 0:
-            print(f"# tcomm (Python) vs mpi4py: {name}, {n} ranks, f32")
+            print(f"# tcomm (Python) vs mpi4py: {name}, {n} ranks, f32, "
+                  f"{a.memory} arrays")
             print(f"{'# Size':<10}{'tcomm(us)':>14}{'mpi4py(us)':>14}"
                   f"{'ratio':>9}")
         for size in sizes(a.m, n):
-            x = np.ones(size // 4, np.float32)
-            tc, mp, _ = calls(name, c, w, x, n)
+            x = new(size // 4)
+            x[:] = 1
+            tc, mp, _ = calls(name, c, w, x, n, new)
             iters = a.i or max(20, min(2000, (1 << 25) // size))
             for f in (tc, mp):
                 for _ in range(a.x):
