@@ -12,8 +12,8 @@ from ._arrays import DTYPES, as_input, check_out, norm_dim, from_result, \
 # the collectives as _tcomm.h numbers them
 ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER, BROADCAST, ALL_TO_ALL, \
     ALL_TO_ALL_V, REDUCE_SCATTER_V = range(7)
-# inputs up to 4096 bytes a rank go in the agreement's round (path=eager)
-ARENA_MIN = 4097
+# below 4 KiB a rank the inputs go in the agreement's round (path=eager)
+ARENA_MIN = 4096
 OPS = {"sum": 0, "prod": 1, "min": 2, "max": 3, "avg": 4}
 
 _live = weakref.WeakSet()  # closed at exit, before MPI_Finalize
