@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # make bench's Python rows: python3 -m tcomm.bench on 2 ranks, tcomm's
 # Python package against mpi4py on the same numpy buffers, every
-# collective from 4 bytes to 4 MiB. Leaves python-vs-mpi4py.txt and .json
+# collective from 4 bytes to 4 MiB: np.empty's arrays into
+# python-vs-mpi4py.txt and .json, then tcomm.empty's (tcomm's shared
+# arena, which its single-copy paths need) into python-vs-mpi4py-arena.*,
 # in OUTDIR. Says why and succeeds where the package or mpi4py is missing.
 #
 #   bench-python.sh STAGE OUTDIR    (STAGE: the build tree's package)
@@ -23,4 +25,11 @@ timeout 600 ${MPIRUN:-mpirun} ${MPIRUN_FLAGS-} -np 2 \
 rc=$?
 cat "$outdir/python-vs-mpi4py.txt"
 [ "$rc" -eq 77 ] && { echo "bench: no Python rows (mpi4py is missing or on another MPI)"; exit 0; }
+[ "$rc" -ne 0 ] && exit "$rc"
+timeout 600 ${MPIRUN:-mpirun} ${MPIRUN_FLAGS-} -np 2 \
+    env PYTHONPATH="$stage" "$py" -m tcomm.bench -c all -m 4:4194304 \
+    --memory tcomm --json "$outdir/python-vs-mpi4py-arena.json" \
+    >"$outdir/python-vs-mpi4py-arena.txt"
+rc=$?
+cat "$outdir/python-vs-mpi4py-arena.txt"
 exit "$rc"
