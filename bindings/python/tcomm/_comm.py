@@ -6,14 +6,11 @@ import weakref
 import numpy as np
 
 from . import _tcomm
-from ._arrays import DTYPES, as_input, check_out, norm_dim, from_result, \
-    empty
+from ._arrays import DTYPES, as_input, check_out, norm_dim, from_result
 
 # the collectives as _tcomm.h numbers them
 ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER, BROADCAST, ALL_TO_ALL, \
     ALL_TO_ALL_V, REDUCE_SCATTER_V = range(7)
-# below 4 KiB a rank the inputs go in the agreement's round (path=eager)
-ARENA_MIN = 4096
 OPS = {"sum": 0, "prod": 1, "min": 2, "max": 3, "avg": 4}
 
 _live = weakref.WeakSet()  # closed at exit, before MPI_Finalize
@@ -121,7 +118,10 @@ class Communicator:
         try:
             y, code = as_input(x)
             if out is None:
-                out = self._result(self._shape(kind, y, a, b), y)
+                # np.empty, not the arena: tcomm.empty per call measured
+                # slower (its allocation and zeroing, 16 KiB-1 MiB:
+                # +5-85 us) with the input still numpy's
+                out = np.empty(self._shape(kind, y, a, b), y.dtype)
             elif out is x and y is x:
                 out = y
             else:
@@ -130,15 +130,6 @@ class Communicator:
             self._refuse(kind, e)
         r = self._c.into(kind, y, out, code, a, b, async_op)
         return r if async_op else out
-
-    def _result(self, shape, y):
-        # A fresh result in tcomm's arena, so that the output side takes
-        # the single-copy paths a numpy buffer does not get; below
-        # ARENA_MIN the inputs travel in the agreement's round whatever
-        # the memory, and np.empty is cheaper than the arena's zeroing.
-        if y.nbytes < ARENA_MIN:
-            return np.empty(shape, y.dtype)
-        return empty(shape, y.dtype)
 
     def _shape(self, kind, y, a, b):
         shape = list(y.shape)

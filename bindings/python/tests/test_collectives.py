@@ -263,7 +263,7 @@ def test_info(ranks):
 
 def test_arena_arrays(ranks):
     """tcomm.empty's arrays (tcomm's arena) as inputs, out= and in place,
-    and the fresh results above the eager size, which come from it."""
+    past the eager size (where the single-copy paths read them)."""
     import tcomm
 
     def fn(c):
