@@ -87,14 +87,14 @@ EXTRA_DIST += test/launcher-check.sh
 
 # TCOMM_DEBUG=TRACE: one well-formed line per call on every backend.
 check_PROGRAMS += test/mpi_trace
-test_mpi_trace_SOURCES = test/mpi_trace.c
+test_mpi_trace_SOURCES = test/mpi_trace.c test/log_capture.h
 test_mpi_trace_LDADD = libtcomm_internal.la
 TESTS += test/mpi_trace-np1.mpitest test/mpi_trace-np2.mpitest \
 	test/mpi_trace-np3.mpitest test/mpi_trace-np4.mpitest
 
 # TCOMM_DEBUG=INFO names the path of every collective, once per path.
 check_PROGRAMS += test/mpi_info_paths
-test_mpi_info_paths_SOURCES = test/mpi_info_paths.c
+test_mpi_info_paths_SOURCES = test/mpi_info_paths.c test/log_capture.h
 test_mpi_info_paths_LDADD = libtcomm_internal.la
 TESTS += test/mpi_info_paths-np1.mpitest test/mpi_info_paths-np2.mpitest \
 	test/mpi_info_paths-np3.mpitest test/mpi_info_paths-np4.mpitest

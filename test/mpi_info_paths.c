@@ -19,55 +19,7 @@
 #include "tcomm_mpi.h"
 #include "tcomm_sim.h"
 #include "tcomm_test_hooks.h"
-
-static int rank, nranks, failures;
-
-static void fail(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    printf("rank %d: FAIL: ", rank);
-    vprintf(fmt, ap);
-    printf("\n");
-    va_end(ap);
-    failures++;
-}
-
-#define OK(call)                                                               \
-    do {                                                                       \
-        tcomm_status_t st_ = (call);                                           \
-        if (st_ != TCOMM_SUCCESS)                                              \
-            fail("%s: %s", #call, tcomm_last_error());                         \
-    } while (0)
-
-/* Standard error into a file while the calls run; then its lines. */
-#define MAXLINES 512
-static char lines[MAXLINES][512];
-static int nlines, saved_fd = -1;
-static FILE *cap;
-
-static void capture(void)
-{
-    fflush(stderr);
-    cap = tmpfile();
-    saved_fd = dup(2);
-    dup2(fileno(cap), 2);
-}
-
-static void release(void)
-{
-    char buf[1024];
-    fflush(stderr);
-    dup2(saved_fd, 2);
-    close(saved_fd);
-    rewind(cap);
-    for (nlines = 0; fgets(buf, sizeof buf, cap) && nlines < MAXLINES;)
-        if (strstr(buf, " INFO: ") || strstr(buf, " TRACE: ")) {
-            buf[strcspn(buf, "\n")] = '\0';
-            snprintf(lines[nlines++], sizeof lines[0], "%.511s", buf);
-        }
-    fclose(cap);
-}
+#include "log_capture.h"
 
 /* Is there an INFO line of this rank for coll that names path? */
 static int has_info(const char *coll, const char *path, size_t path_len)
@@ -170,7 +122,7 @@ static void test_every_path(const char *single_copy)
     OK(tcomm_barrier(comm));
     OK(tcomm_comm_set_attr(comm, TCOMM_ATTR_CHECK, 0));
     OK(tcomm_barrier(comm));
-    release();
+    release_lines(" INFO: ", " TRACE: ");
     int n = every_path_logged(what);
     if (n != 5 * 7 + 2)
         fail("%s: %d successful calls traced, wanted %d", what, n, 5 * 7 + 2);
@@ -218,7 +170,7 @@ static void test_info_level(void)
         OK(tcomm_all_to_all_v(comm, a, 0, sizes, 0, &out));
         drop(&out);
     }
-    release();
+    release_lines(" INFO: ", " TRACE: ");
     int a2a = 0, a2av = 0;
     char h1[64], h2[64];
     snprintf(h1, sizeof h1, "tcomm[rank %d] INFO: all_to_all: ", rank);

@@ -22,58 +22,7 @@
 #include "tcomm_mpi.h"
 #include "tcomm_sim.h"
 #include "tcomm_test_hooks.h"
-
-static int rank, nranks, failures;
-
-static void fail(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    printf("rank %d: FAIL: ", rank);
-    vprintf(fmt, ap);
-    printf("\n");
-    va_end(ap);
-    failures++;
-}
-
-#define OK(call)                                                            \
-    do {                                                                    \
-        tcomm_status_t st_ = (call);                                        \
-        if (st_ != TCOMM_SUCCESS)                                           \
-            fail("%s: %s", #call, tcomm_last_error());                      \
-    } while (0)
-
-/* Standard error into a file while the calls run. */
-static FILE *cap;
-static int saved_fd = -1;
-
-static void capture(void)
-{
-    fflush(stderr);
-    cap = tmpfile();
-    saved_fd = dup(2);
-    dup2(fileno(cap), 2);
-}
-
-/* The TRACE lines captured (others dropped), NUL-separated, and n. */
-static char lines[256][512];
-static int nlines;
-
-static void release(void)
-{
-    fflush(stderr);
-    dup2(saved_fd, 2);
-    close(saved_fd);
-    rewind(cap);
-    char buf[1024];
-    nlines = 0;
-    while (fgets(buf, sizeof buf, cap))
-        if (strstr(buf, "TRACE") && nlines < 256) {
-            buf[strcspn(buf, "\n")] = '\0';
-            snprintf(lines[nlines++], sizeof lines[0], "%.511s", buf);
-        }
-    fclose(cap);
-}
+#include "log_capture.h"
 
 /* What one call must log; path NULL: any token. */
 typedef struct {
@@ -259,7 +208,7 @@ static void test_mpi(void)
                       nranks > 1 ? "device_staged" : "single_rank_zero_copy",
                       "TCOMM_SUCCESS"};
     tcomm_tensor_release(out), tcomm_tensor_release(d);
-    release();
+    release_lines("TRACE", NULL);
     expect_count("mpi", n);
     expect("mpi", 0, rank, "mpi", w, n);
     OK(tcomm_comm_destroy(comm));
@@ -344,7 +293,7 @@ static void test_single_backends(void)
         pthread_create(&t[i], NULL, local_rank, (void *)i);
     for (int i = 0; i < 2; i++)
         pthread_join(t[i], NULL);
-    release();
+    release_lines("TRACE", NULL);
     expect_count("identity, local, user", 7);
     expect("identity", 0, 0, "identity", &avg_zero, 1);
     expect("local(1)", 1, 0, "local", &avg_zero, 1);
@@ -393,7 +342,7 @@ static void test_gloo(void)
         return;
     capture();
     one_call(comm, host);
-    release();
+    release_lines("TRACE", NULL);
     want_t w = avg_zero;
     if (nranks > 1)
         w.path = "gloo_ring_allreduce";
@@ -420,7 +369,7 @@ static void test_info_level(void)
     capture();
     one_call(comm, host);
     OK(tcomm_barrier(comm));
-    release();
+    release_lines("TRACE", NULL);
     expect_count("TCOMM_DEBUG=INFO", 0);
     OK(tcomm_comm_destroy(comm));
 }
