@@ -32,7 +32,8 @@ EXTRA_DIST += test/crash-check.sh
 # TCP between them; the correctness suite, the harness, and a link taken
 # down mid-run. Skips (77) where namespaces cannot be made.
 TESTS += test/netns/netns-check.sh
-EXTRA_DIST += test/netns/netns-check.sh test/netns/rsh-agent.sh
+EXTRA_DIST += test/netns/netns-check.sh test/netns/rsh-agent.sh \
+	test/netns/bed.sh
 
 # The whole suite under ASan + UBSan + LSan, in build-sanitize/.
 .PHONY: check-sanitize

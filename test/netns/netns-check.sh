@@ -1,9 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# Multi-host over network namespaces: two "hosts" (namespaces joined by a
-# veth pair on the private 10.77.0.0/24, created here and removed on
-# exit), Open MPI over TCP between them (test/netns/rsh-agent.sh launches
-# the remote daemon with `ip netns exec`). Runs
+# Multi-host over network namespaces: "hosts" of the bed test/netns/bed.sh
+# (namespaces joined by a bridge on the private 10.77.0.0/24, created
+# here and removed on exit), Open MPI over TCP between them
+# (test/netns/rsh-agent.sh launches the remote daemons with `ip netns
+# exec`). Runs, with two ranks on each of two hosts
 #  1. the MPI correctness suite (test/mpi_collectives) at 4 ranks, two per
 #     host, every rank's traffic over TCP (btl tcp,self);
 #  2. the harness (osu_tcomm_allreduce and _allgather with -c) at 2 ranks,
@@ -16,9 +17,12 @@
 #     one: that hung this case about one run in six while it soaked
 #     every collective); after 3 s the link goes down. The ranks must
 #     report an error (TCOMM_ERR_TIMEOUT or TCOMM_ERR_MPI) or the job
-#     must end with one within TCOMM_TIMEOUT plus 10 s, not hang. If mpirun itself is still
-#     waiting for the unreachable daemon after that, the link comes back
-#     up so that it can end (reported, not a failure: the ranks did).
+#     must end with one within TCOMM_TIMEOUT plus 10 s, not hang. If
+#     mpirun itself is still waiting for the unreachable daemon after
+#     that, the link comes back up so that it can end (reported, not a
+#     failure: the ranks did);
+#  4. uneven hosts: the suite at 3 ranks, one on the first host and two
+#     on the second.
 # Exit 77 (skip) where namespaces cannot be made (not root, no `ip`, a
 # sandbox that forbids them) or TCOMM_SKIP_NETNS=1.
 set -u
@@ -27,64 +31,27 @@ set -u
 command -v ip >/dev/null || { echo "netns: no ip(8); skipped"; exit 77; }
 b=${TCOMM_BUILDDIR:-.}
 case "$b" in /*) ;; *) b=$(pwd)/$b ;; esac
-here=$(cd "$(dirname "$0")" && pwd)
-mpirun=${MPIRUN:-mpirun}
-mpirun=$(command -v "$mpirun")
-"$mpirun" --version 2>&1 | grep -q "Open MPI" ||
-    { echo "netns: $mpirun is not Open MPI's mpirun; skipped"; exit 77; }
+BED_DIR=$(cd "$(dirname "$0")" && pwd)
 for p in test/mpi_collectives test/soak bench/osu_tcomm_allreduce \
          bench/osu_tcomm_allgather; do
     [ -x "$b/$p" ] || { echo "netns: no $b/$p" >&2; exit 99; }
 done
+. "$BED_DIR/bed.sh"
+export CK_FORK=no
 
-tag=tcn$$
-h0=$tag-h0 h1=$tag-h1
+# bed LAYOUT: a fresh bed (test/netns/bed.sh) or the skip.
+bed() {
+    bed_down
+    bed_up "$1"
+    rc=$?
+    [ $rc -eq 0 ] || exit $rc
+}
+on_h0() { bed_mpirun "$@"; }
 tmp=$(mktemp -d)
-cleanup() {
-    for ns in $h0 $h1; do
-        for p in $(ip netns pids "$ns" 2>/dev/null); do
-            kill -KILL "$p" 2>/dev/null
-        done
-        ip netns del "$ns" 2>/dev/null
-    done
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
+trap 'bed_down; rm -rf "$tmp"' EXIT
 trap 'exit 1' INT TERM HUP
+bed 2,2
 
-if ! ip netns add "$h0" 2>"$tmp/err"; then
-    echo "netns: cannot create network namespaces here ($(cat "$tmp/err"));" \
-         "skipped"
-    exit 77
-fi
-ip netns add "$h1" || exit 77
-if ! ip link add "$tag-a" type veth peer name "$tag-b" 2>"$tmp/err"; then
-    echo "netns: cannot create a veth pair ($(cat "$tmp/err")); skipped"
-    exit 77
-fi
-ip link set "$tag-a" netns "$h0" && ip link set "$tag-b" netns "$h1" &&
-ip -n "$h0" addr add 10.77.0.1/24 dev "$tag-a" &&
-ip -n "$h1" addr add 10.77.0.2/24 dev "$tag-b" &&
-ip -n "$h0" link set lo up && ip -n "$h1" link set lo up &&
-ip -n "$h0" link set "$tag-a" up && ip -n "$h1" link set "$tag-b" up ||
-    { echo "netns: cannot configure the veth pair; skipped"; exit 77; }
-
-printf '10.77.0.1 %s\n10.77.0.2 %s\n' "$h0" "$h1" >"$tmp/map"
-printf '10.77.0.1 slots=2\n10.77.0.2 slots=2\n' >"$tmp/hosts"
-export TCOMM_NETNS_MAP="$tmp/map"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 CK_FORK=no
-MPIFLAGS="--hostfile $tmp/hosts --mca plm_rsh_agent $here/rsh-agent.sh
- --mca plm_rsh_no_tree_spawn 1 --mca pml ob1 --mca btl tcp,self
- --mca btl_tcp_if_include 10.77.0.0/24 --mca oob_tcp_if_include 10.77.0.0/24
- --mca osc ^ucx --oversubscribe"
-
-# mpirun on host 0; the daemon of host 1 through the agent.
-on_h0() {
-    limit=$1
-    shift
-    # shellcheck disable=SC2086
-    ip netns exec "$h0" timeout -k 5 "$limit" "$mpirun" $MPIFLAGS "$@"
-}
 fails=0
 step() { echo "netns: $*"; }
 
@@ -132,7 +99,7 @@ if ! kill -0 $job 2>/dev/null; then
     cat "$tmp/down"; exit 1
 fi
 t0=$(date +%s%N)
-ip -n "$h1" link set "$tag-b" down
+bed_link 1 down
 reported=""
 ended=""
 i=0
@@ -150,7 +117,7 @@ done
 restored=no
 if [ -z "$ended" ]; then
     # The ranks have spoken (or not); let mpirun reach its daemon again.
-    ip -n "$h1" link set "$tag-b" up
+    bed_link 1 up
     restored=yes
 fi
 wait $job
@@ -168,6 +135,17 @@ grep -E "fatal:|noticed|aborted" "$tmp/down" | head -4 | sed 's/^/  | /'
 if [ -z "$reported" ] || [ $rc -eq 0 ]; then
     step "link down: FAIL: no rank reported an error within $((T + SLACK)) s"
     tail -20 "$tmp/down"
+    fails=$((fails + 1))
+fi
+# 4. uneven hosts: one rank on the first, two on the second
+bed 1,2
+t0=$(date +%s)
+if on_h0 600 -np 3 --map-by slot "$b/test/mpi_collectives" >"$tmp/suite" 2>&1
+then
+    step "mpi_collectives at 3 ranks on 2 hosts (1 + 2): PASS" \
+         "($(( $(date +%s) - t0 )) s; $(grep -o '[0-9]*%: Checks: [0-9]*, Failures: [0-9]*, Errors: [0-9]*' "$tmp/suite" | head -1))"
+else
+    step "mpi_collectives on uneven hosts: FAIL"; tail -30 "$tmp/suite"
     fails=$((fails + 1))
 fi
 [ $fails -eq 0 ] && step PASS || step FAIL
