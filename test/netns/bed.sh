@@ -6,7 +6,9 @@
 # (tbf) on both ends of every host's link models a NIC slower than memory:
 # each direction of each link carries at most RATE, as on a full-duplex
 # network. Open MPI runs over TCP between the hosts (btl tcp,self) and
-# starts the other hosts' daemons through test/netns/rsh-agent.sh. The
+# starts the other hosts' daemons through test/netns/rsh-agent.sh. Each
+# host has its own hostname (a UTS namespace), as Open MPI needs to tell
+# nodes apart. The
 # ranks yield when idle: they outnumber the cores, and a rank that spins
 # starves the kernel's TCP processing (doc/performance.md, "Across
 # hosts", has the figures).
@@ -25,6 +27,7 @@
 
 bed_tag=tcb$$
 bed_mpirun_path=""
+BED_TMP=""
 
 bed_down() {
     for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep "^$bed_tag-"); do
@@ -33,7 +36,7 @@ bed_down() {
         done
         ip netns del "$ns" 2>/dev/null
     done
-    [ -n "${BED_TMP:-}" ] && rm -rf "$BED_TMP"
+    [ -n "$BED_TMP" ] && rm -rf "$BED_TMP"
     BED_TMP=""
 }
 
@@ -107,8 +110,9 @@ bed_mpirun() {
     limit=$1
     shift
     # shellcheck disable=SC2086
-    ip netns exec "$bed_tag-h0" timeout -k 5 "$limit" "$bed_mpirun_path" \
-        $BED_MPIFLAGS "$@"
+    ip netns exec "$bed_tag-h0" unshare --uts sh -c \
+        'hostname "$0" && exec "$@"' "$bed_tag-h0" \
+        timeout -k 5 "$limit" "$bed_mpirun_path" $BED_MPIFLAGS "$@"
 }
 
 bed_link() {
