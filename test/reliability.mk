@@ -31,6 +31,16 @@ EXTRA_DIST += test/crash-check.sh
 # Multi-host: two network namespaces joined by a veth pair, Open MPI over
 # TCP between them; the correctness suite, the harness, and a link taken
 # down mid-run. Skips (77) where namespaces cannot be made.
+# The collectives across sizes and memory kinds against the reference,
+# and deterministic mode against the flat path: at 1-4 ranks on one node
+# here, across the bed's hosts in netns-check (the two-level paths).
+check_PROGRAMS += test/mpi_hier
+test_mpi_hier_SOURCES = test/mpi_hier.c test/mpi_reference.c \
+	test/mpi_reference.h
+test_mpi_hier_LDADD = libtcomm_internal.la -lm
+TESTS += test/mpi_hier-np1.mpitest test/mpi_hier-np2.mpitest \
+	test/mpi_hier-np3.mpitest test/mpi_hier-np4.mpitest
+
 TESTS += test/netns/netns-check.sh
 EXTRA_DIST += test/netns/netns-check.sh test/netns/rsh-agent.sh \
 	test/netns/bed.sh

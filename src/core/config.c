@@ -59,6 +59,14 @@ static const tcomm_setting_t settings[] = {
      "for MPI-based backends, else as caller); caller: the start call "
      "completes it before returning (no overlap)",
      tcomm_parse_progress, FIELD(progress_thread)},
+    {"TCOMM_HIER", "1",
+     "1: on a communicator whose ranks span several nodes, all_reduce, "
+     "reduce_scatter, all_gather and broadcast run in two levels: within "
+     "each node through tcomm's single copies, across nodes through MPI "
+     "among one rank per node (or per node rank), so one buffer per node "
+     "crosses the network; 0: one MPI call over all ranks. Set it alike "
+     "on every rank",
+     tcomm_parse_bool, FIELD(hier)},
 };
 #define NSETTINGS (sizeof settings / sizeof settings[0])
 
@@ -157,6 +165,8 @@ void tcomm_setting_value_text(size_t i, char *buf, size_t len)
         snprintf(buf, len, "%zu", c->staging_chunk);
     else if (!strcmp(key, "TCOMM_SINGLE_COPY"))
         snprintf(buf, len, "%d", c->single_copy);
+    else if (!strcmp(key, "TCOMM_HIER"))
+        snprintf(buf, len, "%d", c->hier);
     else if (!strcmp(key, "TCOMM_PROGRESS"))
         snprintf(buf, len, "%s", c->progress_thread ? "thread" : "caller");
     else

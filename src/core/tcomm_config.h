@@ -14,6 +14,7 @@ typedef struct {
     size_t staging_chunk; /* bytes per staged chunk */
     int single_copy;    /* intra-node pull of all_gather along dim > 0 */
     int progress_thread; /* nonblocking collectives: 1 thread, 0 caller */
+    int hier;           /* two levels on communicators across nodes */
 } tcomm_config_t;
 
 typedef struct {

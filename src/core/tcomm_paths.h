@@ -68,6 +68,11 @@ typedef enum {
     X(MPI_ALLTOALL_VECTOR, "mpi_alltoall_vector")                           \
     X(MPI_ALLTOALL_ROWS, "mpi_alltoall_rows")                               \
     X(MPI_ALLTOALLW, "mpi_alltoallw")                                       \
+    X(HIER_ALLREDUCE, "hier_allreduce")                                     \
+    X(HIER_ALLREDUCE_LEADERS, "hier_allreduce_leaders")                     \
+    X(HIER_REDUCE_SCATTER, "hier_reduce_scatter")                           \
+    X(HIER_ALLGATHER, "hier_allgather")                                     \
+    X(HIER_BCAST, "hier_bcast")                                             \
     X(DEVICE_STAGED, "device_staged")                                       \
     X(DEVICE_STAGED_FOLD, "device_staged+fold")                             \
     X(DEVICE_STAGED_UNPACK, "device_staged+unpack")                         \

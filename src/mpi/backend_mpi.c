@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "tcomm_backend_mpi.h"
+#include "tcomm_hier.h"
 #include "tcomm_config.h"
 #include "tcomm_log.h"
 #include "tcomm_mpi_kernels.h"
@@ -88,6 +89,7 @@ static void mpi_destroy(void *state)
      * hang, so the communicator is left to MPI_Finalize. */
     int failed = st->owner && st->owner->failed, finalized = 0;
     tcomm_timeout_destroy(st->timeout, failed);
+    tcomm_hier_destroy(st->hier, failed);
     if (st->shm_min)
         tcomm_node_map_release(st->shm_min);
     tcomm_shm_min_destroy(st->shm_min);
@@ -265,6 +267,10 @@ tcomm_status_t tcomm_comm_create_mpi(MPI_Comm mpi_comm, tcomm_comm_t **comm)
     if (timeout > 0 && st->size > 1 &&
         (s = tcomm_timeout_create(st->comm, timeout, &st->timeout)) !=
             TCOMM_SUCCESS) {
+        mpi_destroy(st);
+        return s;
+    }
+    if ((s = tcomm_hier_create(st)) != TCOMM_SUCCESS) {
         mpi_destroy(st);
         return s;
     }

@@ -16,6 +16,10 @@ libtcomm_internal_la_SOURCES += \
 	src/mpi/timeout.c src/mpi/cuda_aware_probe.c \
 	src/mpi/finalize_hook.c src/mpi/launcher.c
 
+# Two-level collectives across nodes (issue 31).
+libtcomm_internal_la_SOURCES += src/mpi/tcomm_hier.h src/mpi/hier.c \
+	src/mpi/hier_colls.c
+
 # reduce_scatter_v's pipeline along any dim (issue 16).
 libtcomm_internal_la_SOURCES += src/mpi/reduce_scatter_v_pipe.c
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "tcomm_backend_mpi.h"
+#include "tcomm_hier.h"
 #include "tcomm_host_kernels.h"
 #include "tcomm_mpi_kernels.h"
 #include "tcomm_mpi_reshape.h"
@@ -32,6 +33,8 @@ tcomm_status_t tcomm_mpi_all_reduce(void *state, const tcomm_tensor_t *in,
                                     tcomm_op_t op, tcomm_tensor_t *out)
 {
     tcomm_mpi_state_t *st = state;
+    if (tcomm_hier_reduces(st))
+        return tcomm_hier_all_reduce(st, in, op, out);
     /* the rank-order fold, so deterministic mode takes it too */
     int tier = tcomm_node_reduce_applies(st, TCOMM_NODE_ALL_REDUCE, 1,
                                          in->nbytes);
@@ -69,6 +72,8 @@ tcomm_status_t tcomm_mpi_all_gather(void *state, const tcomm_tensor_t *in,
     int n = st->size;
     size_t outer, inner, es = tcomm_dtype_size(in->dtype);
     tcomm_dim_split(in, dim, &outer, &inner);
+    if (tcomm_hier_all_gather_applies(st, outer))
+        return tcomm_hier_all_gather(st, in, sizes, inner, out);
     size_t stack[3 * TCOMM_STACK_RANKS], *seg = stack;
     if (n > TCOMM_STACK_RANKS && !(seg = malloc(3 * (size_t)n * sizeof *seg)))
         return tcomm_error(TCOMM_ERR_NO_MEMORY,
@@ -138,6 +143,8 @@ tcomm_status_t tcomm_mpi_reduce_scatter(void *state,
     tcomm_mpi_state_t *st = state;
     size_t outer = tcomm_shape_prod(in->shape, 0, dim);
     size_t chunk = out->numel / (outer ? outer : 1);
+    if (out->numel && tcomm_hier_reduce_scatter_applies(st, outer))
+        return tcomm_hier_reduce_scatter(st, in, op, out);
     int tier = tcomm_node_reduce_applies(st, TCOMM_NODE_REDUCE_SCATTER,
                                          outer, in->nbytes);
     if (tier != TCOMM_NODE_MPI) {
@@ -189,7 +196,11 @@ tcomm_status_t tcomm_mpi_broadcast(void *state, const tcomm_tensor_t *in,
      * keeps a copy in out unless the call is in place. */
     void *buf = st->rank == root ? in->data : out->data;
     int done = 0;
-    int tier = tcomm_shm_bcast_applies(st, in->nbytes);
+    if (tcomm_hier_applies(st)) {
+        TCOMM_TRY(tcomm_hier_broadcast(st, buf, in, root));
+        done = 1;
+    }
+    int tier = done ? TCOMM_NODE_MPI : tcomm_shm_bcast_applies(st, in->nbytes);
     if (tier != TCOMM_NODE_MPI) {
         TCOMM_MPI_NOTE(st, BROADCAST, SHM_BCAST,
                        "broadcast: shared copy on one node");

@@ -21,8 +21,11 @@
 #     mpirun itself is still waiting for the unreachable daemon after
 #     that, the link comes back up so that it can end (reported, not a
 #     failure: the ranks did);
-#  4. uneven hosts: the suite at 3 ranks, one on the first host and two
-#     on the second.
+#  4. uneven hosts: the suite and test/mpi_hier at 3 ranks, one on the
+#     first host and two on the second.
+# Between 1 and 2, the two-level collectives (test/mpi_hier at 2 x 2 ranks
+# by host and round robin, with the paths they must take; test/mpi_mismatch
+# and test/mpi_nonblocking across the hosts).
 # Exit 77 (skip) where namespaces cannot be made (not root, no `ip`, a
 # sandbox that forbids them) or TCOMM_SKIP_NETNS=1.
 set -u
@@ -32,7 +35,8 @@ command -v ip >/dev/null || { echo "netns: no ip(8); skipped"; exit 77; }
 b=${TCOMM_BUILDDIR:-.}
 case "$b" in /*) ;; *) b=$(pwd)/$b ;; esac
 BED_DIR=$(cd "$(dirname "$0")" && pwd)
-for p in test/mpi_collectives test/soak bench/osu_tcomm_allreduce \
+for p in test/mpi_collectives test/mpi_hier test/mpi_mismatch \
+         test/mpi_nonblocking test/soak bench/osu_tcomm_allreduce \
          bench/osu_tcomm_allgather; do
     [ -x "$b/$p" ] || { echo "netns: no $b/$p" >&2; exit 99; }
 done
@@ -73,6 +77,35 @@ else
     step "mpi_collectives across hosts: FAIL"; tail -30 "$tmp/suite"
     fails=$((fails + 1))
 fi
+
+# 1b. the two-level collectives (src/mpi/hier_colls.c): sizes, memory
+# kinds, deterministic mode; ranks by host and round robin; the paths
+# taken must be the two-level ones; disagreeing ranks and nonblocking
+# calls across hosts.
+suite() { # NAME LIMIT MPIRUN-ARGS...: runs and reports one program
+    name=$1
+    shift
+    t0=$(date +%s)
+    if on_h0 "$@" >"$tmp/out" 2>&1; then
+        step "$name: PASS ($(( $(date +%s) - t0 )) s;" \
+             "$(grep -o 'mpi_hier: [0-9]* checks, [0-9]* failures\|[0-9]*%: Checks: [0-9]*, Failures: [0-9]*, Errors: [0-9]*' "$tmp/out" | head -1))"
+    else
+        step "$name: FAIL"; tail -30 "$tmp/out"
+        fails=$((fails + 1))
+    fi
+}
+suite "mpi_hier at 2 x 2 ranks by host" 300 -np 4 --map-by slot \
+    -x TCOMM_DEBUG=INFO "$b/test/mpi_hier"
+for p in hier_allreduce hier_reduce_scatter hier_allgather hier_bcast; do
+    grep -q "path=$p\]" "$tmp/out" ||
+        { step "FAIL: path $p not taken"; fails=$((fails + 1)); }
+done
+suite "mpi_hier at 2 x 2 ranks round robin" 300 -np 4 --map-by node \
+    "$b/test/mpi_hier"
+suite "mpi_mismatch at 2 x 2 ranks" 300 -np 4 --map-by slot \
+    "$b/test/mpi_mismatch"
+suite "mpi_nonblocking at 2 x 2 ranks" 300 -np 4 --map-by slot \
+    "$b/test/mpi_nonblocking"
 
 # 2. the harness across the hosts
 for c in allreduce allgather; do
@@ -139,14 +172,8 @@ if [ -z "$reported" ] || [ $rc -eq 0 ]; then
 fi
 # 4. uneven hosts: one rank on the first, two on the second
 bed 1,2
-t0=$(date +%s)
-if on_h0 600 -np 3 --map-by slot "$b/test/mpi_collectives" >"$tmp/suite" 2>&1
-then
-    step "mpi_collectives at 3 ranks on 2 hosts (1 + 2): PASS" \
-         "($(( $(date +%s) - t0 )) s; $(grep -o '[0-9]*%: Checks: [0-9]*, Failures: [0-9]*, Errors: [0-9]*' "$tmp/suite" | head -1))"
-else
-    step "mpi_collectives on uneven hosts: FAIL"; tail -30 "$tmp/suite"
-    fails=$((fails + 1))
-fi
+suite "mpi_collectives at 1 + 2 ranks" 600 -np 3 --map-by slot \
+    "$b/test/mpi_collectives"
+suite "mpi_hier at 1 + 2 ranks" 300 -np 3 --map-by slot "$b/test/mpi_hier"
 [ $fails -eq 0 ] && step PASS || step FAIL
 exit $(( fails ? 1 : 0 ))

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Two-level collectives for a communicator that spans several nodes
+ * (src/mpi/hier.c, hier_colls.c): the node level through a child
+ * communicator over the node's ranks (tcomm's own single copies), the
+ * level across nodes through MPI among one rank per node. */
+#ifndef TCOMM_HIER_H
+#define TCOMM_HIER_H
+
+#include <mpi.h>
+#include <stddef.h>
+
+#include "tcomm_backend_mpi.h"
+
+typedef struct tcomm_hier {
+    int nodes;           /* nodes the communicator spans (>= 2) */
+    int node_index;      /* this rank's node, numbered by its lowest rank */
+    int node_rank;       /* this rank in its node */
+    int node_size;       /* ranks on this node */
+    int equal;           /* every node has node_size ranks */
+    int by_slot;         /* every node's ranks are consecutive */
+    int *node_of;        /* [size]: each rank's node */
+    int *local_of;       /* [size]: each rank's node rank */
+    int *node_first;     /* [nodes + 1]: node n's lowest rank; n = size */
+    tcomm_comm_t *node;  /* the node's ranks, in rank order */
+    /* The level across nodes, ordered by node: the ranks of this node
+     * rank (equal: every rank is in one; else node rank 0 only, and
+     * MPI_COMM_NULL on the others). */
+    MPI_Comm cross;
+} tcomm_hier_t;
+
+/* At communicator creation (collective over st->comm): st->hier, or NULL
+ * where the communicator is on one node, has one rank per node, or
+ * TCOMM_HIER is 0. */
+tcomm_status_t tcomm_hier_create(tcomm_mpi_state_t *st);
+void tcomm_hier_destroy(tcomm_hier_t *h, int failed);
+/* Rank rank's node and its rank there. */
+void tcomm_hier_locate(const tcomm_hier_t *h, int rank, int *node,
+                       int *node_rank);
+
+/* Does the two-level form apply? The same answer on every rank: from
+ * the layout and arguments the ranks agree on. Reductions also need the
+ * deterministic mode off (which the ranks agree on in checked mode);
+ * the movements (all_gather, broadcast) take it either way. */
+int tcomm_hier_applies(const tcomm_mpi_state_t *st);
+int tcomm_hier_reduces(const tcomm_mpi_state_t *st);
+
+tcomm_status_t tcomm_hier_all_reduce(tcomm_mpi_state_t *st,
+                                     const tcomm_tensor_t *in, tcomm_op_t op,
+                                     tcomm_tensor_t *out);
+/* The dim-0 forms (outer == 1), where their applies says so. */
+int tcomm_hier_reduce_scatter_applies(const tcomm_mpi_state_t *st,
+                                      size_t outer);
+tcomm_status_t tcomm_hier_reduce_scatter(tcomm_mpi_state_t *st,
+                                         const tcomm_tensor_t *in,
+                                         tcomm_op_t op, tcomm_tensor_t *out);
+int tcomm_hier_all_gather_applies(const tcomm_mpi_state_t *st, size_t outer);
+tcomm_status_t tcomm_hier_all_gather(tcomm_mpi_state_t *st,
+                                     const tcomm_tensor_t *in,
+                                     const size_t *sizes, size_t inner,
+                                     tcomm_tensor_t *out);
+tcomm_status_t tcomm_hier_broadcast(tcomm_mpi_state_t *st, void *buf,
+                                    const tcomm_tensor_t *in, int root);
+
+#endif /* TCOMM_HIER_H */
