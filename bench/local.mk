@@ -138,6 +138,17 @@ bench: all
 		'$(top_srcdir)/bench/plot.gp'
 	@$(MAKE) -s bench-python
 
+# `make bench-multinode`: the harness across the namespace bed's hosts
+# (2 x 2 ranks), links limited to 1 Gbit/s and unlimited, into
+# bench/results/multinode/ (root; skips where namespaces cannot be made).
+# MULTINODE_LAYOUT, _RATES, _SIZES, _COLLS, _MAX_TIME override.
+.PHONY: bench-multinode
+bench-multinode: all
+	@sh $(top_srcdir)/scripts/install-deps
+	@MPIRUN='$(MPIRUN)' sh $(top_srcdir)/scripts/bench-multinode.sh \
+		'$(top_builddir)/bench' '$(top_builddir)/bench/results/multinode'
+
+EXTRA_DIST += scripts/bench-multinode.sh
 EXTRA_DIST += scripts/bench-sweep.sh scripts/bench-summary.sh bench/plot.gp \
 	scripts/bench-summary-nb.sh scripts/osu-peer.sh \
 	doc/performance.md doc/performance/allreduce.png \
