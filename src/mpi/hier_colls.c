@@ -148,12 +148,23 @@ tcomm_status_t tcomm_hier_reduce_scatter(tcomm_mpi_state_t *st,
     tcomm_tensor_t part3 = view3(in, part, N, 1, c);
     tcomm_status_t s = tcomm_mpi_reduce_scatter(node_state(st), &in3, lop, 1,
                                                 &part3);
-    if (s == TCOMM_SUCCESS)
-        s = tcomm_mpi_status(tcomm_mpi_reduce_scatter_block(part, out->data,
-                                                            c, in->dtype, mop,
-                                                            h->cross),
+    size_t *counts = s == TCOMM_SUCCESS ? malloc(N * sizeof *counts) : NULL;
+    if (s == TCOMM_SUCCESS && !counts)
+        s = no_memory("tcomm_reduce_scatter");
+    if (s == TCOMM_SUCCESS) {
+        /* MPI_Reduce_scatter with equal counts: Open MPI 4.1's block form
+         * reduced to one rank and scattered (doc/performance.md, "Across
+         * hosts") */
+        for (size_t k = 0; k < N; k++)
+            counts[k] = c;
+        s = tcomm_mpi_status(tcomm_mpi_reduce_scatter_counts(part, out->data,
+                                                             counts,
+                                                             in->dtype, mop,
+                                                             h->cross),
                              "tcomm_reduce_scatter (across nodes)", __FILE__,
                              __LINE__);
+    }
+    free(counts);
     free(part);
     TCOMM_TRY(s);
     return finish(st, op, out);

@@ -5,13 +5,13 @@
 # private 10.77.0.0/24; host i is 10.77.0.(i+1). An optional rate limit
 # (tbf) on both ends of every host's link models a NIC slower than memory:
 # each direction of each link carries at most RATE, as on a full-duplex
-# network. Open MPI runs over TCP between the hosts (btl tcp,self) and
-# starts the other hosts' daemons through test/netns/rsh-agent.sh. Each
-# host has its own hostname (a UTS namespace), as Open MPI needs to tell
-# nodes apart. The
+# network. Open MPI runs over TCP between the hosts and shared memory
+# within one (btl tcp,vader,self, as on a cluster), and starts the other
+# hosts' daemons through test/netns/rsh-agent.sh. Each host has its own
+# hostname (a UTS namespace), as Open MPI needs to tell nodes apart. The
 # ranks yield when idle: they outnumber the cores, and a rank that spins
-# starves the kernel's TCP processing (doc/performance.md, "Across
-# hosts", has the figures).
+# starves the kernel's TCP processing (doc/reliability.md has the
+# figures).
 # The caller sets BED_DIR to the absolute path of test/netns before
 # sourcing (a sourced script cannot find itself).
 #
@@ -100,7 +100,7 @@ bed_up() {
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
     BED_MPIFLAGS="--hostfile $BED_TMP/hosts
  --mca plm_rsh_agent $BED_DIR/rsh-agent.sh --mca plm_rsh_no_tree_spawn 1
- --mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include 10.77.0.0/24
+ --mca pml ob1 --mca btl tcp,vader,self --mca btl_tcp_if_include 10.77.0.0/24
  --mca oob_tcp_if_include 10.77.0.0/24 --mca osc ^ucx --oversubscribe
  --mca mpi_yield_when_idle 1"
     return 0
