@@ -13,7 +13,7 @@ libtcomm_internal_la_SOURCES += \
 	src/mpi/tcomm_a2a_walk.h src/mpi/alltoall_walk.c \
 	src/mpi/alltoall_v_pull.c \
 	src/mpi/reduce_scatter_v.c \
-	src/mpi/timeout.c src/mpi/cuda_aware_probe.c \
+	src/mpi/timeout.c src/mpi/timeout_hosts.c src/mpi/cuda_aware_probe.c \
 	src/mpi/finalize_hook.c src/mpi/launcher.c
 
 # Two-level collectives across nodes (issue 31).

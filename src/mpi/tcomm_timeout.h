@@ -41,4 +41,13 @@ tcomm_status_t tcomm_timeout_allgather_bytes(tcomm_timeout_t *t,
 tcomm_status_t tcomm_timeout_barrier(tcomm_timeout_t *t, MPI_Comm comm,
                                      uint64_t seq);
 
+/* Every rank's host name, gathered over comm (src/mpi/timeout_hosts.c);
+ * *names is freed by the caller. Returns an MPI error code. */
+int tcomm_timeout_hosts_gather(MPI_Comm comm, char **names);
+/* "ranks 2 and 3 on node7; rank 5 on node9" of the size ranks that are not
+ * node_ranks[0 .. nnode), by host. */
+void tcomm_timeout_hosts_away(const char *names, int size,
+                              const int *node_ranks, int nnode, char *buf,
+                              size_t len);
+
 #endif /* TCOMM_TIMEOUT_H */

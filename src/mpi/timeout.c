@@ -49,6 +49,7 @@ struct tcomm_timeout {
     int rank, size;  /* in the communicator */
     int nnode, me;        /* node size, our node rank */
     int *comm_rank;       /* node rank -> communicator rank */
+    char *hosts;          /* every rank's host name (timeout_hosts.c) */
     char *lines;          /* header line, then one line per node rank */
     size_t lines_len;
     int private_lines;    /* no shared memory: lines is ours alone */
@@ -136,6 +137,8 @@ tcomm_status_t tcomm_timeout_create(MPI_Comm comm, double seconds,
     }
     if (node != MPI_COMM_NULL)
         MPI_Comm_free(&node);
+    if (rc == MPI_SUCCESS && t->nnode < t->size)
+        rc = tcomm_timeout_hosts_gather(comm, &t->hosts);
     if (rc != MPI_SUCCESS) {
         tcomm_status_t st = tcomm_mpi_status(rc, "tcomm_comm_create_mpi "
                                                  "(TCOMM_TIMEOUT record)",
@@ -157,6 +160,8 @@ void tcomm_timeout_destroy(tcomm_timeout_t *t, int failed)
     else if (t->lines)
         munmap(t->lines, t->lines_len);
     free(t->comm_rank);
+    free(t->hosts);
+    t->hosts = NULL;
     if (t->pending) { /* MPI may still write into buf: park it */
         t->next_parked = atomic_load(&parked);
         while (!atomic_compare_exchange_weak(&parked, &t->next_parked, t))
@@ -204,6 +209,10 @@ static int find_late(tcomm_timeout_t *t, uint64_t seq, int *late,
     return n;
 }
 
+/* Above this many ranks a timeout counts the ranks on other nodes
+ * instead of naming them (naming compares host names pairwise). */
+#define HOSTS_NAMED_MAX 4096
+
 static tcomm_status_t timed_out(tcomm_timeout_t *t, uint64_t seq)
 {
     int64_t none = 0, mine = (int64_t)seq;
@@ -213,7 +222,7 @@ static tcomm_status_t timed_out(tcomm_timeout_t *t, uint64_t seq)
     int *late = malloc((size_t)t->nnode * sizeof *late + 1);
     int64_t last = 0;
     int nlate = late ? find_late(t, seq, late, &last) : 0;
-    char who[512] = "", off[160] = "";
+    char who[512] = "", off[512] = "", where[400] = "";
     if (nlate == 1)
         snprintf(who, sizeof who, ": rank %d has not arrived (it last "
                                   "entered call %lld)",
@@ -224,10 +233,14 @@ static tcomm_status_t timed_out(tcomm_timeout_t *t, uint64_t seq)
         snprintf(who, sizeof who, ": ranks %s have not arrived", list);
     }
     int away = t->size - t->nnode;
+    if (away > 0 && t->hosts && t->size <= HOSTS_NAMED_MAX)
+        tcomm_timeout_hosts_away(t->hosts, t->size, t->comm_rank, t->nnode,
+                                 where, sizeof where);
     if (away > 0)
         snprintf(off, sizeof off, "%s%d other rank%s could not be queried "
-                                  "(not sharing memory with this one)",
-                 nlate ? "; " : ": ", away, away > 1 ? "s" : "");
+                                  "(not sharing memory with this one%s%s)",
+                 nlate ? "; " : ": ", away, away > 1 ? "s" : "",
+                 where[0] ? ": " : "", where);
     else if (nlate == 0)
         snprintf(off, sizeof off, ": every rank entered it but it did not "
                                   "complete");

@@ -170,6 +170,13 @@ if [ -z "$reported" ] || [ $rc -eq 0 ]; then
     tail -20 "$tmp/down"
     fails=$((fails + 1))
 fi
+# A timeout names the ranks it could not query and their host.
+if grep -q "timeout" "$tmp/down" &&
+   ! grep -Eq "not sharing memory with this one: rank [0-9]+ on $bed_tag-h[01]" \
+       "$tmp/down"; then
+    step "link down: FAIL: the timeout does not name the other host's rank"
+    fails=$((fails + 1))
+fi
 # 4. uneven hosts: one rank on the first, two on the second
 bed 1,2
 suite "mpi_collectives at 1 + 2 ranks" 600 -np 3 --map-by slot \
