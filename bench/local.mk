@@ -28,7 +28,8 @@ bench_libtcomm_bench_la_SOURCES = \
 	bench/bench_sizes.c \
 	bench/bench_sync.c \
 	bench/bench_timing.c \
-	bench/bench_timing.h
+	bench/bench_timing.h \
+	bench/bench_vary.c
 bench_libtcomm_bench_la_CPPFLAGS = $(BENCH_CPPFLAGS)
 # The bound's copy and add loops (bench_bound.c) vectorized as tcomm's own
 # kernels are (mpi_kernels/local.mk): -O2's cost model refuses them.
@@ -124,6 +125,8 @@ TESTS += test/bench_row
 # Option checking and a quick -c run of every program (1 and 2 ranks);
 # the output read as printed (Ratio, the summary's digits, sizes).
 TESTS += test/bench_options.sh test/bench_validate.sh test/bench_output.sh
+# --vary: the inputs varied, the outputs checked, a stale input caught.
+TESTS += test/bench_vary.sh
 # The MPI call and the bound of each row, the summary's issue-18 targets.
 TESTS += test/bench_baseline.sh
 
@@ -148,7 +151,7 @@ EXTRA_DIST += scripts/bench-sweep.sh scripts/bench-summary.sh bench/plot.gp \
 	doc/performance/bcast_ratio.png doc/performance/alltoall_ratio.png \
 	doc/performance/alltoall.png \
 	test/bench_options.sh test/bench_validate.sh test/bench_lib.sh \
-	test/bench_output.sh test/bench_baseline.sh
+	test/bench_output.sh test/bench_baseline.sh test/bench_vary.sh
 
 # The candidates of the reshaping collectives against raw MPI (not
 # installed): mpirun -np 2 bench/reshape_candidates. The ones the library

@@ -69,6 +69,7 @@ typedef struct {
     int nonblocking;       /* an osu_tcomm_i<collective> program */
     int compute_sleep;     /* --compute sleep (nonblocking; else busy) */
     int blocking_ref;      /* --blocking-ref (nonblocking) */
+    int vary;              /* --vary: new input before every call */
 } bench_opts_t;
 
 struct bench_run;
@@ -141,6 +142,13 @@ typedef struct bench_run {
     void *bw_buf[3];
     struct bench_bound *bound;
     void *coll_state;         /* the collective's own (alltoall: sizes) */
+    /* --vary (bench_vary.c): the input pattern of the size, the shift
+     * of the current call's input in elements, calls since the size
+     * began, and whether a check of this size found a wrong output */
+    void *vary_src;
+    size_t vary_shift;
+    unsigned long vary_gen;
+    int vary_failed;
 } bench_run_t;
 
 /* bench_colls.c */
@@ -229,11 +237,32 @@ MPI_Datatype bench_mpi_type(tcomm_dtype_t dtype);
  * exact in every dtype, whose sums over ranks stay exact. */
 double bench_value(int rank, size_t i);
 void bench_fill(tcomm_dtype_t dtype, void *buf, size_t count, int rank);
+/* Element @p i of @p buf set to @p v in @p dtype. */
+void bench_store(tcomm_dtype_t dtype, void *buf, size_t i, double v);
 /* The input of this rank for the current size (coll->value's values). */
 void bench_fill_input(const bench_run_t *r);
 void bench_poison(void *buf, size_t bytes);
 double bench_load(tcomm_dtype_t dtype, const void *buf, size_t i);
 /* Number of output elements that differ from coll->expect. */
 size_t bench_compare(const bench_run_t *r, const void *out);
+
+/* bench_vary.c: --vary. bench_input_value is the input of (rank, i) of
+ * the current call (coll->value's, or bench_value's, shifted by the
+ * call's r->vary_shift); the expected outputs are made of it. Alloc and
+ * free the pattern (1: ok; nothing without --vary); bench_vary_size
+ * fills it for the current size; bench_vary_next writes the next call's
+ * input (outside the timed region), bench_vary_last that of the call
+ * whose output is checked (TCOMM_BENCH_FAULT=stale-input: not its data,
+ * for the tests); bench_vary_check compares @p out with the expected
+ * output of the last call and returns the wrong elements (a line on
+ * stderr naming @p side when any). */
+double bench_input_value(const bench_run_t *r, int rank, size_t i);
+int bench_vary_alloc(bench_run_t *r);
+void bench_vary_free(bench_run_t *r);
+void bench_vary_size(bench_run_t *r);
+void bench_vary_next(bench_run_t *r);
+void bench_vary_last(bench_run_t *r);
+size_t bench_vary_check(const bench_run_t *r, const void *out,
+                        const char *side);
 
 #endif /* TCOMM_BENCH_H */

@@ -1,0 +1,85 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# --vary (bench/bench_vary.c, issue 32): every call's input new, the
+# output of the last timed call of each size checked.
+# - at 1, 2, 3 and 4 ranks every collective (and two nonblocking ones)
+#   with --vary --baseline exits 0 with a Pass row per size and no
+#   "--vary:" complaint: the expected values follow the shifted inputs;
+# - with TCOMM_BENCH_FAULT=stale-input (the last checked call's input is
+#   left as the previous call's while the expected values move on) the
+#   same runs exit non-zero, every rank names the wrong output, and the
+#   row says Fail: the check sees a result that does not follow its input;
+# - --backend local (threads) varies too; -d cuda is refused with a reason.
+set -u
+. "$(dirname "$0")/bench_lib.sh"
+
+quick="--vary --baseline -c -i 20 -x 2 -m 4:16K"
+opts=$quick
+
+# vary_ok N PROGRAM ARGS...
+vary_ok() {
+    n=$1 prog=$2
+    shift 2
+    # shellcheck disable=SC2086
+    on_ranks "$n" "$prog" $opts "$@" > "$tmp/out" 2> "$tmp/err"
+    rc=$?
+    rows=$(grep -c "Pass$" "$tmp/out")
+    if [ "$rc" -ne 0 ] || grep -q "Fail$" "$tmp/out" ||
+       grep -q -- "--vary:" "$tmp/err" || [ "$rows" -eq 0 ]; then
+        fail "$n ranks: osu_tcomm_$prog --vary $*: status $rc, $rows Pass"
+        cat "$tmp/out" "$tmp/err"
+    else
+        echo "ok: $n ranks: osu_tcomm_$prog --vary $*: $rows sizes pass"
+    fi
+}
+
+# vary_caught N PROGRAM ARGS...: the stale input is seen on every rank.
+vary_caught() {
+    n=$1 prog=$2
+    shift 2
+    # shellcheck disable=SC2086
+    TCOMM_BENCH_FAULT=stale-input on_ranks "$n" "$prog" $quick -m 4K:8K \
+        "$@" > "$tmp/out" 2> "$tmp/err"
+    rc=$?
+    ranks=$(grep -- "--vary: .* of tcomm's output wrong" "$tmp/err" |
+            sed 's/.*rank \([0-9]*\):.*/\1/' | sort -u | wc -l)
+    if [ "$rc" -eq 0 ] || [ "$ranks" -ne "$n" ] ||
+       ! grep -q "Fail$" "$tmp/out"; then
+        fail "$n ranks: osu_tcomm_$prog $* with a stale input: status" \
+            "$rc, $ranks of $n ranks saw it"
+        cat "$tmp/out" "$tmp/err"
+    else
+        echo "ok: $n ranks: osu_tcomm_$prog $*: the stale input caught on" \
+            "every rank"
+    fi
+}
+
+export TCOMM_BENCH_FAULT=
+for n in 1 2 3 4; do
+    vary_ok "$n" allreduce -T f32
+    vary_ok "$n" allreduce -T bf16
+    vary_ok "$n" allgather -T f32 --dim 1
+    vary_ok "$n" reduce_scatter -T f32 --dim 0
+    vary_ok "$n" bcast -T f32
+    vary_ok "$n" alltoall -T f32 --split-dim 1
+    vary_ok "$n" iallgather -T f32 --dim 0
+    vary_caught "$n" allreduce -T f32
+    vary_caught "$n" allgather -T bf16 --dim 0
+    vary_caught "$n" ireduce_scatter -T f32
+done
+# --backend local has no baseline to compare with
+opts="--vary -c -i 20 -x 2 -m 4:16K"
+vary_ok 1 allreduce --backend local --threads 3 -T f32
+vary_ok 1 allgather --backend local --threads 4 -T bf16 --dim 1
+unset TCOMM_BENCH_FAULT
+
+if on_ranks 1 allreduce --vary -d cuda > "$tmp/out" 2>&1; then
+    fail "--vary -d cuda: accepted"
+elif grep -q -- "--vary: host tensors only" "$tmp/out"; then
+    echo "ok: --vary -d cuda refused: $(head -1 "$tmp/out")"
+else
+    fail "--vary -d cuda: $(head -1 "$tmp/out")"
+fi
+
+[ "$failures" -eq 0 ] || exit 1
+echo "bench_vary: all passed"
