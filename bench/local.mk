@@ -29,6 +29,7 @@ bench_libtcomm_bench_la_SOURCES = \
 	bench/bench_sync.c \
 	bench/bench_timing.c \
 	bench/bench_timing.h \
+	bench/bench_traffic.c \
 	bench/bench_vary.c
 bench_libtcomm_bench_la_CPPFLAGS = $(BENCH_CPPFLAGS)
 # The bound's copy and add loops (bench_bound.c) vectorized as tcomm's own
@@ -142,7 +143,8 @@ bench: all
 	@$(MAKE) -s bench-python
 
 EXTRA_DIST += scripts/bench-sweep.sh scripts/bench-summary.sh bench/plot.gp \
-	scripts/bench-summary-nb.sh scripts/osu-peer.sh \
+	scripts/bench-summary-nb.sh scripts/bench-summary-vary.sh \
+	scripts/osu-peer.sh \
 	doc/performance.md doc/performance/allreduce.png \
 	doc/performance/allgather.png doc/performance/reduce_scatter.png \
 	doc/performance/bcast.png doc/performance/barrier.png \

@@ -127,7 +127,8 @@ static int alloc_buffers(bench_run_t *r)
                 "buffers (lower -m)\n", r->opt->prog, r->rank, r->in_cap,
                 r->out_cap);
     bench_sync_int(r, &ok, BENCH_MIN);
-    if (ok && has_bound(r) && bench_bound_prepare(r) != 0) {
+    if (ok && has_bound(r) &&
+        (bench_bound_prepare(r) != 0 || bench_traffic_prepare(r) != 0)) {
         ok = 0;
         if (r->rank == 0)
             fprintf(stderr, "%s: cannot allocate the bound's scratch (lower "
@@ -237,8 +238,11 @@ static void run_sizes(bench_run_t *r, FILE *json, int *failed)
             bench_fill_input(r);
         bench_vary_size(r);
         make_tensors(r);
-        if (has_bound(r))
-            res.bound_us = bench_bound_at(r, &res.copy_gbs, &res.add_gbs);
+        if (has_bound(r)) {
+            res.bound_us = bench_traffic_at(r, &res.stream_gbs);
+            res.single_copy_us =
+                bench_bound_at(r, &res.copy_gbs, &res.add_gbs);
+        }
         if (o->nonblocking)
             bench_nb_time_size(r, &nb);
         else
@@ -283,6 +287,7 @@ static int run_rank(bench_run_t *r, void *json)
     if (r->coll->release)
         r->coll->release(r);
     bench_bound_free(r);
+    bench_traffic_free(r);
     bench_vary_free(r);
     free(r->check_buf);
     free_buffer(r->out_buf, r->out_store);

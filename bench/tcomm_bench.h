@@ -141,6 +141,7 @@ typedef struct bench_run {
      * it found per size */
     void *bw_buf[3];
     struct bench_bound *bound;
+    struct bench_traffic *traffic; /* bench_traffic.c: the Bound column */
     void *coll_state;         /* the collective's own (alltoall: sizes) */
     /* --vary (bench_vary.c): the input pattern of the size, the shift
      * of the current call's input in elements, calls since the size
@@ -169,7 +170,20 @@ const char *bench_mpi_call(const bench_run_t *r, int form);
  * them), on the same bytes. */
 tcomm_dtype_t bench_baseline_dtype(const bench_run_t *r);
 
-/* bench_bound.c: the least time a single-copy algorithm needs on this
+/* bench_traffic.c: the Bound column, the least time any algorithm needs
+ * to read and write the bytes the collective must move at the least, at
+ * the rate this node streams with every rank at once, measured per size
+ * before the timed sizes (doc/performance.md, "The bound"); prepare: 0,
+ * or 1 if some rank could not allocate its scratch; _at: microseconds
+ * of the current size (0: none) and the streaming rate per rank it
+ * rests on. Collective over the world. */
+struct bench_traffic;
+int bench_traffic_prepare(bench_run_t *r);
+void bench_traffic_free(bench_run_t *r);
+double bench_traffic_at(const bench_run_t *r, double *stream_gbs);
+
+/* bench_bound.c: the older single-copy model (the JSON's single_copy_us):
+ * the least time a single-copy algorithm needs on this
  * node (doc/performance.md, "The bound"). bench_bound_prepare times this
  * node's copy and add bandwidth at every size of the run, every rank at
  * once, before the timed sizes (0, or 1 if the scratch could not be
