@@ -173,3 +173,9 @@ bench_alltoall_candidates_LDADD = libtcomm_internal.la
 # single-copy path is bound by (not installed): mpirun -np 2 bench/cma_rate.
 noinst_PROGRAMS += bench/cma_rate
 bench_cma_rate_SOURCES = bench/cma_rate.c
+
+# all_gather's pull and push side by side on new input every call, the
+# bytes each moves against the least (not installed): mpirun -np 2
+# bench/gather_traffic [MIN MAX CALLS].
+noinst_PROGRAMS += bench/gather_traffic
+bench_gather_traffic_SOURCES = bench/gather_traffic.c
