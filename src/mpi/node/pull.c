@@ -131,6 +131,34 @@ int tcomm_node_read_rows(pid_t pid, uint64_t remote, char *out, size_t col,
     return 1;
 }
 
+int tcomm_node_write_rows(pid_t pid, uint64_t remote, const char *in,
+                          size_t col, size_t stride, size_t outer, size_t rb)
+{
+    struct iovec rem[IOV_MAX < 1024 ? IOV_MAX : 1024], loc;
+    size_t per = sizeof rem / sizeof rem[0];
+    char *dst = tcomm_node_mapped(pid, remote, (outer - 1) * stride + col + rb);
+
+    if (dst) {
+        for (size_t o = 0; o < outer; o++)
+            memcpy(dst + o * stride + col, in + o * rb, rb);
+        return 1;
+    }
+    for (size_t o0 = 0; o0 < outer; o0 += per) {
+        size_t k = outer - o0 < per ? outer - o0 : per;
+        for (size_t i = 0; i < k; i++) {
+            rem[i].iov_base =
+                (void *)(uintptr_t)(remote + (o0 + i) * stride + col);
+            rem[i].iov_len = rb;
+        }
+        loc.iov_base = (void *)(uintptr_t)(in + o0 * rb);
+        loc.iov_len = k * rb;
+        if (process_vm_writev(pid, &loc, 1, rem, (unsigned long)k, 0) !=
+            (ssize_t)(k * rb))
+            return 0;
+    }
+    return 1;
+}
+
 /* One system call moves at most about 2 GiB (MAX_RW_COUNT): go in
  * pieces of 1 GiB. */
 #define PIECE ((size_t)1 << 30)
