@@ -9,7 +9,9 @@
 #   left as the previous call's while the expected values move on) the
 #   same runs exit non-zero, every rank names the wrong output, and the
 #   row says Fail: the check sees a result that does not follow its input;
-# - --backend local (threads) varies too; -d cuda is refused with a reason.
+# - --backend local (threads) varies too; -d cuda is refused with a reason;
+# - the summaries: warm and varying side by side, and the nonblocking
+#   targets of busy compute on Overall, not Overlap.
 set -u
 . "$(dirname "$0")/bench_lib.sh"
 
@@ -79,6 +81,43 @@ elif grep -q -- "--vary: host tensors only" "$tmp/out"; then
     echo "ok: --vary -d cuda refused: $(head -1 "$tmp/out")"
 else
     fail "--vary -d cuda: $(head -1 "$tmp/out")"
+fi
+
+# The summary's warm and varying table (scripts/bench-summary-vary.sh):
+# a warm and a varying .dat of one result give one row per size from
+# 64 KiB with both sides' figures, ratios and tcomm over the bound.
+mkdir "$tmp/res"
+printf '%s\n' "4096 1 2 1 2 0.5 -1 1 2 0.5 MPI_Allreduce" \
+    "1048576 100 400 100 400 0.25 -300 1 2 50 MPI_Allreduce" \
+    > "$tmp/res/allreduce_f32.dat"
+printf '%s\n' "4096 3 4 3 4 0.75 -1 1 2 0.5 MPI_Allreduce" \
+    "1048576 150 450 150 450 0.333 -300 1 2 50 MPI_Allreduce" \
+    > "$tmp/res/allreduce_f32_vary.dat"
+sh "$(dirname "$0")/../scripts/bench-summary-vary.sh" "$tmp/res" \
+    > "$tmp/sum" 2>&1
+if grep -Eq '^allreduce_f32 +1048576 +100\.00 +150\.00 +400\.00 +450\.00 +0\.250 +0\.333 +3\.00$' \
+       "$tmp/sum" && ! grep -q ' 4096 ' "$tmp/sum"; then
+    echo "ok: warm and varying side by side: $(tail -1 "$tmp/sum")"
+else
+    fail "bench-summary-vary.sh:"; cat "$tmp/sum"
+fi
+
+# The nonblocking summary judges with busy compute the collective's own
+# cost (Overall against MPI's), not Overlap, which no rank can have
+# without a free core: 0% against MPI's 13% is no miss, an Overall 10%
+# over MPI's is one; the pure loop is judged in the sleep runs only.
+# bytes overall compute pure overlap blocking mpi_overall mpi_compute
+# mpi_pure mpi_overlap
+echo "1048576 100 50 60 0 30 99 50 50 13" > "$tmp/res/iallreduce_busy.nbdat"
+echo "1048576 110 50 60 0 30 100 50 50 13" > "$tmp/res/ibcast_busy.nbdat"
+sh "$(dirname "$0")/../scripts/bench-summary-nb.sh" "$tmp/res" \
+    > "$tmp/sum" 2>&1
+if grep -q 'nonblocking targets: 2 checked, 1 missed' "$tmp/sum" &&
+   grep -q '^ibcast_busy .*MISS:ovr<=1.05xMPI' "$tmp/sum" &&
+   ! grep -q 'ovl>=MPI\|pure<=' "$tmp/sum"; then
+    echo "ok: busy compute judged on Overall, not Overlap"
+else
+    fail "bench-summary-nb.sh:"; cat "$tmp/sum"
 fi
 
 [ "$failures" -eq 0 ] || exit 1
