@@ -203,20 +203,13 @@ static void envelope(struct bench_bound *b)
 
 int bench_bound_prepare(bench_run_t *r)
 {
-    struct bench_bound *bd = calloc(1, sizeof(*bd));
+    struct bench_bound *bd = bench_sync_calloc(r, sizeof(*bd));
     size_t cap = 0;
-    int bad = !bd;
-    bench_sync_int(r, &bad, BENCH_MAX);
-    if (bad) {
-        free(bd);
+    int bad = 0;
+    if (!bd)
         return 1;
-    }
-    for (size_t b = r->opt->min_bytes; r->coll->sized &&
-                                       b <= r->opt->max_bytes && bd->n < 64;
-         b *= 2) {
-        r->bytes = b; /* setup may round it */
-        if (r->coll->setup(r, b) < BENCH_SIZE_ROUNDED)
-            continue;
+    for (size_t b = bench_size_next(r, 0); b && bd->n < 64;
+         b = bench_size_next(r, b)) {
         bench_point_t *p = &bd->pt[bd->n++];
         p->bytes = r->bytes;
         p->w = work(r);
@@ -252,7 +245,9 @@ int bench_bound_prepare(bench_run_t *r)
 void bench_bound_free(bench_run_t *r)
 {
     free(r->bound);
+    free(r->traffic); /* bench_traffic.c's, the Bound column's */
     r->bound = NULL;
+    r->traffic = NULL;
 }
 
 double bench_bound_at(const bench_run_t *r, double *copy_gbs,

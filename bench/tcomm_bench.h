@@ -173,13 +173,17 @@ tcomm_dtype_t bench_baseline_dtype(const bench_run_t *r);
 /* bench_traffic.c: the Bound column, the least time any algorithm needs
  * to read and write the bytes the collective must move at the least, at
  * the rate this node streams with every rank at once, measured per size
- * before the timed sizes (doc/performance.md, "The bound"); prepare: 0,
+ * before the timed sizes and again after each (doc/performance.md, "The
+ * bound"); prepare: 0,
  * or 1 if some rank could not allocate its scratch; _at: microseconds
  * of the current size (0: none) and the streaming rate per rank it
  * rests on. Collective over the world. */
 struct bench_traffic;
 int bench_traffic_prepare(bench_run_t *r);
-void bench_traffic_free(bench_run_t *r);
+/* The current size's rate measured again (after its timed calls): the
+ * faster of the two counts, so that a load burst in one measurement
+ * does not leave a bound the collective can beat. */
+void bench_traffic_again(bench_run_t *r);
 double bench_traffic_at(const bench_run_t *r, double *stream_gbs);
 
 /* bench_bound.c: the older single-copy model (the JSON's single_copy_us):
@@ -210,6 +214,10 @@ void bench_alltoall_json(FILE *f, const bench_run_t *r);
 int bench_sizes_check(bench_run_t *r);
 /* Rank 0: a comment line per kind of size skipped or rounded. */
 void bench_sizes_print(bench_run_t *r);
+/* The sizes that run, in order: for (b = bench_size_next(r, 0); b;
+ * b = bench_size_next(r, b)); each set up (r->bytes as setup left it).
+ * 0: none left (and for the barrier, which has no sizes). */
+size_t bench_size_next(bench_run_t *r, size_t b);
 
 /* bench_options.c: parse or exit (status 2 on a bad option, 0 on -h).
  * Messages are printed by the rank that would be rank 0. */
@@ -237,6 +245,9 @@ void bench_sync_int(const bench_run_t *r, int *v, bench_reduce_t op);
 /* @p n <= BENCH_SYNC_MAX values; @p in may be @p out. */
 void bench_sync_doubles(const bench_run_t *r, const double *in, double *out,
                         int n, bench_reduce_t op);
+/* @p bytes of zeroes on every rank, or NULL on every rank if some rank
+ * could not allocate them. */
+void *bench_sync_calloc(const bench_run_t *r, size_t bytes);
 /* Seconds on a monotonic clock (MPI_Wtime is not for the threads). */
 double bench_now(void);
 /* bench_now's resolution in seconds: a time below it is noise. */
