@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The Bound column: the least time a single-copy algorithm on one node
- * needs for the current size, from this node's copy and add bandwidth
- * measured in the same run. A single-copy collective moves each byte
- * once from where it is to where it belongs and reduces with
+/* The older model, kept beside the Bound column (bench_traffic.c) as the
+ * JSON's single_copy_us: the least time a single-copy algorithm on one
+ * node needs for the current size, from this node's copy and add
+ * bandwidth measured in the same run. It is no lower bound: it counts a
+ * re-read of the reduced chunk and the harness's own add, which tcomm
+ * beat (doc/performance.md, "The bound"). A single-copy collective
+ * moves each byte once from where it is to where it belongs and reduces
+ * with
  * c = a op b. Where the tensors are tcomm's (in the shared arena, which
  * the peers map: the harness's default) a rank adds a peer's data where
  * it lies; with --private (cross-memory attach) it must copy it into
