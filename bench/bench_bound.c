@@ -6,8 +6,7 @@
  * re-read of the reduced chunk and the harness's own add, which tcomm
  * beat (doc/performance.md, "The bound"). A single-copy collective
  * moves each byte once from where it is to where it belongs and reduces
- * with
- * c = a op b. Where the tensors are tcomm's (in the shared arena, which
+ * with c = a op b. Where the tensors are tcomm's (in the shared arena, which
  * the peers map: the harness's default) a rank adds a peer's data where
  * it lies; with --private (cross-memory attach) it must copy it into
  * its own memory first. What each rank copies and adds, for n ranks and
