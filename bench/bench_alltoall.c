@@ -194,7 +194,7 @@ static double a2a_expect(const bench_run_t *r, size_t i)
     src[s] = start + (token(r) ? src[s] : o[s]);
     size_t cols = s == 1 ? ((const a2a_t *)r->coll_state)->x * r->np
                          : other_size(r, from);
-    return a2a_value(from, src[0] * cols + src[1]);
+    return bench_input_value(r, from, src[0] * cols + src[1]);
 }
 
 static double a2a_bytes(const bench_run_t *r)

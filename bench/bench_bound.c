@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The Bound column: the least time a single-copy algorithm on one node
- * needs for the current size, from this node's copy and add bandwidth
- * measured in the same run. A single-copy collective moves each byte
- * once from where it is to where it belongs and reduces with
- * c = a op b. Where the tensors are tcomm's (in the shared arena, which
+/* The older model, kept beside the Bound column (bench_traffic.c) as the
+ * JSON's single_copy_us: the least time a single-copy algorithm on one
+ * node needs for the current size, from this node's copy and add
+ * bandwidth measured in the same run. It is no lower bound: it counts a
+ * re-read of the reduced chunk and the harness's own add, which tcomm
+ * beat (doc/performance.md, "The bound"). A single-copy collective
+ * moves each byte once from where it is to where it belongs and reduces
+ * with c = a op b. Where the tensors are tcomm's (in the shared arena, which
  * the peers map: the harness's default) a rank adds a peer's data where
  * it lies; with --private (cross-memory attach) it must copy it into
  * its own memory first. What each rank copies and adds, for n ranks and
@@ -203,20 +206,13 @@ static void envelope(struct bench_bound *b)
 
 int bench_bound_prepare(bench_run_t *r)
 {
-    struct bench_bound *bd = calloc(1, sizeof(*bd));
+    struct bench_bound *bd = bench_sync_calloc(r, sizeof(*bd));
     size_t cap = 0;
-    int bad = !bd;
-    bench_sync_int(r, &bad, BENCH_MAX);
-    if (bad) {
-        free(bd);
+    int bad = 0;
+    if (!bd)
         return 1;
-    }
-    for (size_t b = r->opt->min_bytes; r->coll->sized &&
-                                       b <= r->opt->max_bytes && bd->n < 64;
-         b *= 2) {
-        r->bytes = b; /* setup may round it */
-        if (r->coll->setup(r, b) < BENCH_SIZE_ROUNDED)
-            continue;
+    for (size_t b = bench_size_next(r, 0); b && bd->n < 64;
+         b = bench_size_next(r, b)) {
         bench_point_t *p = &bd->pt[bd->n++];
         p->bytes = r->bytes;
         p->w = work(r);
@@ -252,7 +248,9 @@ int bench_bound_prepare(bench_run_t *r)
 void bench_bound_free(bench_run_t *r)
 {
     free(r->bound);
+    free(r->traffic); /* bench_traffic.c's, the Bound column's */
     r->bound = NULL;
+    r->traffic = NULL;
 }
 
 double bench_bound_at(const bench_run_t *r, double *copy_gbs,

@@ -92,7 +92,7 @@ static double sum_over_ranks(const bench_run_t *r, size_t i)
 {
     double s = 0.0;
     for (int k = 0; k < r->np; k++)
-        s += bench_value(k, i);
+        s += bench_input_value(r, k, i);
     return s;
 }
 
@@ -140,8 +140,9 @@ static double allgather_expect(const bench_run_t *r, size_t i)
     size_t ocols = r->out_shape[1], rows = r->in_shape[0];
     size_t cols = r->in_shape[1], a = i / ocols, b = i % ocols;
     if (r->opt->dim == 0)
-        return bench_value((int)(a / rows), (a % rows) * cols + b);
-    return bench_value((int)(b / cols), a * cols + b % cols);
+        return bench_input_value(r, (int)(a / rows),
+                                 (a % rows) * cols + b);
+    return bench_input_value(r, (int)(b / cols), a * cols + b % cols);
 }
 
 /* ---- reduce_scatter ---- */
@@ -250,7 +251,7 @@ static int bcast_mpi(bench_run_t *r)
 
 static double bcast_expect(const bench_run_t *r, size_t i)
 {
-    return bench_value(0, i);
+    return bench_input_value(r, 0, i);
 }
 
 /* ---- barrier ---- */

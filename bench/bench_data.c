@@ -121,7 +121,7 @@ double bench_value(int rank, size_t i)
     return (double)(((size_t)rank * 7 + (i % 8) * 3 + 1) % 8);
 }
 
-static void store(tcomm_dtype_t dtype, void *buf, size_t i, double v)
+void bench_store(tcomm_dtype_t dtype, void *buf, size_t i, double v)
 {
     switch (dtype) {
     case TCOMM_F32: ((float *)buf)[i] = (float)v; break;
@@ -155,7 +155,7 @@ double bench_load(tcomm_dtype_t dtype, const void *buf, size_t i)
 void bench_fill(tcomm_dtype_t dtype, void *buf, size_t count, int rank)
 {
     for (size_t i = 0; i < count; i++)
-        store(dtype, buf, i, bench_value(rank, i));
+        bench_store(dtype, buf, i, bench_value(rank, i));
 }
 
 /* A pattern that no expected value has in any dtype (-101 or 0x9b). */
@@ -175,8 +175,7 @@ size_t bench_compare(const bench_run_t *r, const void *out)
 
 void bench_fill_input(const bench_run_t *r)
 {
-    double (*value)(int, size_t) = r->coll->value ? r->coll->value
-                                                  : bench_value;
     for (size_t i = 0; i < r->in_count; i++)
-        store(r->opt->dtype, r->in_buf, i, value(r->rank, i));
+        bench_store(r->opt->dtype, r->in_buf, i,
+                    bench_input_value(r, r->rank, i));
 }

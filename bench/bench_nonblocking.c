@@ -156,6 +156,7 @@ static double loop(bench_run_t *r, int side, long n, double seconds,
 {
     double total = 0.0, c = 0.0;
     for (long i = 0; i < n; i++) {
+        bench_vary_next(r); /* --vary: new input, outside the timing */
         bench_sync_barrier(r);
         double t0 = bench_now();
         one_call(r, side, seconds, &c);
@@ -164,6 +165,21 @@ static double loop(bench_run_t *r, int side, long n, double seconds,
     if (comp)
         *comp = c / (double)n;
     return total / (double)n;
+}
+
+/* --vary: one more start and wait on new input after the timed ones,
+ * its output compared with the expected values. */
+static void vary_check(bench_run_t *r)
+{
+    double c = 0.0;
+    if (!r->vary_src)
+        return;
+    bench_vary_last(r);
+    bench_sync_barrier(r);
+    one_call(r, SIDE_TCOMM, -1.0, &c);
+    if (bench_vary_check(r, tcomm_tensor_data(r->out ? r->out : r->in),
+                         "tcomm"))
+        r->vary_failed = 1;
 }
 
 /* Warm-up of a side, then the iterations it may run: -i, capped so that
@@ -213,6 +229,7 @@ void bench_nb_time_size(bench_run_t *r, bench_nb_result_t *res)
     res->has_mpi = o->baseline && r->mpi_count > 0;
     res->iters = warm_and_pick(r, SIDE_TCOMM, iters, warmup);
     time_side(r, SIDE_TCOMM, res->iters, &res->tc);
+    vary_check(r);
     if (res->has_mpi) {
         warm_and_pick(r, SIDE_MPI, 0, warmup); /* tcomm's count */
         time_side(r, SIDE_MPI, res->iters, &res->mpi);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The harness's options: OSU's plus --dim, --split-dim, --concat-dim,
  * --uneven, --baseline, --baseline-dtype, --json, --alloc, --private,
- * --max-time, --backend, --threads, --compute, --blocking-ref; which
- * programs take each, and -h from the same rows. */
+ * --vary, --max-time, --backend, --threads, --compute, --blocking-ref;
+ * which programs take each, and -h from the same rows. */
 #include <stdio.h>
 #include <string.h>
 
@@ -79,6 +79,9 @@ static const bench_option_t table[] = {
     {"private", OPT_PRIVATE, NULL, FOR_ALL,
      "host tensors over the harness's own page-aligned\n"
      "buffers (tcomm_tensor_wrap), not tcomm's shared arena"},
+    {"vary", OPT_VARY, NULL, FOR_ALL,
+     "new input data before every call, MPI's too (outside\n"
+     "the timed region); the output checked each size"},
     {"max-time", OPT_MAX_TIME, "S", FOR_ALL,
      "cap each size's timed loop at about S seconds"},
     {"compute", OPT_COMPUTE, "M", FOR_NONBLOCKING,

@@ -189,6 +189,7 @@ static void parse_one(int c, char **argv, bench_opts_t *opt)
     case OPT_UNEVEN: opt->uneven = 1; break;
     case OPT_BASELINE: opt->baseline = 1; break;
     case OPT_PRIVATE: opt->private_buffers = 1; break;
+    case OPT_VARY: opt->vary = 1; break;
     case OPT_BASELINE_DTYPE:
         if (bench_dtype_parse(optarg, &opt->baseline_dtype))
             bench_die_usage(opt, "--baseline-dtype: unknown dtype '%s' "
@@ -242,6 +243,11 @@ static void check_backend(bench_opts_t *opt)
     if (local && opt->baseline)
         bench_die_usage(opt, "--baseline: no raw MPI call to compare with "
                         "--backend local (run it with --backend mpi)");
+    /* the device tensors are copies made once per size */
+    if (opt->vary && opt->cuda)
+        bench_die_usage(opt, "--vary: host tensors only (the input is "
+                        "rewritten in place before each call; drop -d "
+                        "cuda)");
     if (opt->backend == BENCH_BACKEND_GLOO && opt->cuda)
         bench_die_usage(opt, "-d cuda: the Gloo backend moves host tensors "
                         "only (use --backend mpi or local)");

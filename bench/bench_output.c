@@ -51,14 +51,17 @@ void bench_print_header(bench_run_t *r)
         printf("# MPI: the fastest MPI formulation of the result on the same "
                "bytes (MPI call;\n# %s), interleaved in up to %d "
                "blocks;\n# Med: median of the block means (mean over ranks); "
-               "Ratio: Med / MPI Med;\n# Bound: the least time of a "
-               "single-copy algorithm at this node's copy and add\n# "
-               "bandwidth, measured per size (doc/performance.md)\n",
+               "Ratio: Med / MPI Med;\n# Bound: the least time any "
+               "algorithm needs to read and write the bytes it must,\n# "
+               "at this node's streaming rate with every rank at once, "
+               "measured per size\n# (doc/performance.md)%s\n",
                bench_mpi_forms(r) > 1
                    ? "the faster of MPI_Reduce_scatter_block and "
                      "MPI_Reduce_scatter, equal counts"
                    : "one formulation",
-               BENCH_BLOCKS);
+               BENCH_BLOCKS,
+               o->vary ? ";\n# --vary: new input before every call of "
+                         "both sides, outputs checked" : "");
     bench_sizes_print(r); /* the sizes skipped or rounded, if any */
     if (r->coll->sized)
         printf("%-*s", SIZE_W, "# Size");
@@ -146,11 +149,13 @@ FILE *bench_json_open(const bench_run_t *r)
         return NULL;
     fprintf(f, "{\"benchmark\": \"%s\", \"np\": %d, \"backend\": \"%s\", "
             "\"dtype\": \"%s\", \"device\": \"%s\", \"dim\": %d, "
-            "\"check\": \"%d\", \"forms\": \"%s\", \"blocks\": %d, ",
+            "\"check\": \"%d\", \"forms\": \"%s\", \"blocks\": %d, "
+            "\"vary\": %d, ",
             r->coll->name, r->np, bench_backend_name(o->backend),
             bench_dtype_name(o->dtype),
             o->cuda ? "cuda" : "host", o->dim, check_mode(r->comm),
-            o->alloc || o->uneven ? "allocating" : "into", BENCH_BLOCKS);
+            o->alloc || o->uneven ? "allocating" : "into", BENCH_BLOCKS,
+            o->vary);
     if (o->baseline && r->coll->sized)
         fprintf(f, "\"baseline_dtype\": \"%s\", ",
                 bench_dtype_name(bench_baseline_dtype(r)));
@@ -189,8 +194,12 @@ void bench_json_row(FILE *f, const bench_run_t *r, const bench_result_t *res,
                 bench_mpi_call(r, 1 - res->mpi_form), res->alt_mpi_med_us);
     if (res->bound_us > 0.0)
         fprintf(f, ", \"bound_us\": %.6f, \"bound_ratio\": %.6f, "
-                "\"copy_gbs\": %.3f, \"add_gbs\": %.3f", res->bound_us,
-                res->med_us / res->bound_us, res->copy_gbs, res->add_gbs);
+                "\"stream_gbs\": %.3f", res->bound_us,
+                res->med_us / res->bound_us, res->stream_gbs);
+    if (res->single_copy_us > 0.0)
+        fprintf(f, ", \"single_copy_us\": %.6f, \"copy_gbs\": %.3f, "
+                "\"add_gbs\": %.3f", res->single_copy_us, res->copy_gbs,
+                res->add_gbs);
     if (o->validate)
         fprintf(f, ", \"validation\": \"%s\"", res->valid ? "pass" : "fail");
     fprintf(f, "}");

@@ -26,8 +26,10 @@ typedef struct {
                          fastest (lowest mpi_med_us) of bench_mpi_forms */
     int mpi_forms;
     double alt_mpi_med_us; /* the other formulation's (mpi_forms 2) */
-    double bound_us;  /* bench_bound_measure; 0: none */
-    double copy_gbs, add_gbs;
+    double bound_us;  /* bench_traffic_at: any algorithm's; 0: none */
+    double stream_gbs; /* the rate per rank it rests on */
+    double single_copy_us; /* bench_bound_at: a single-copy algorithm's */
+    double copy_gbs, add_gbs; /* the rates that one rests on */
 } bench_result_t;
 
 /* One column of a table: the value printf makes of @p fmt, right-aligned

@@ -123,3 +123,14 @@ void bench_sizes_print(bench_run_t *r)
     }
     fflush(stdout);
 }
+
+size_t bench_size_next(bench_run_t *r, size_t b)
+{
+    for (b = b ? b * 2 : r->opt->min_bytes;
+         r->coll->sized && b && b <= r->opt->max_bytes; b *= 2) {
+        r->bytes = b; /* setup may round it */
+        if (r->coll->setup(r, b) >= BENCH_SIZE_ROUNDED)
+            return b;
+    }
+    return 0;
+}

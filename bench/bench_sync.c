@@ -129,3 +129,15 @@ void bench_sync_int(const bench_run_t *r, int *v, bench_reduce_t op)
     bench_sync_doubles(r, &d, &d, 1, op);
     *v = (int)d;
 }
+
+void *bench_sync_calloc(const bench_run_t *r, size_t bytes)
+{
+    void *p = calloc(1, bytes);
+    int bad = p == NULL;
+    bench_sync_int(r, &bad, BENCH_MAX);
+    if (bad) {
+        free(p);
+        return NULL;
+    }
+    return p;
+}

@@ -40,11 +40,17 @@ void bench_call(bench_run_t *r)
 }
 
 /* Seconds spent in @p n calls of one side, each after a barrier; with
- * @p warm one untimed call first. */
-static double time_block(bench_run_t *r, int mpi, long n, int warm)
+ * @p warm one untimed call first. --vary: each call's input new, written
+ * before the barrier; with @p last the last call's is the checked one. */
+static double time_block(bench_run_t *r, int mpi, long n, int warm,
+                         int last)
 {
     double total = 0.0;
     for (long i = -warm; i < n; i++) {
+        if (last && i == n - 1)
+            bench_vary_last(r);
+        else
+            bench_vary_next(r);
         bench_sync_barrier(r);
         double t0 = bench_now();
         if (mpi) {
@@ -80,7 +86,7 @@ static long pick_iters(bench_run_t *r, long iters, double warm_s,
 {
     if (r->opt->max_time > 0.0) {
         if (warm_n == 0) {
-            warm_s = time_block(r, 0, 1, 0);
+            warm_s = time_block(r, 0, 1, 0, 0);
             warm_n = 1;
         }
         double lat = warm_s / (double)warm_n;
@@ -92,6 +98,31 @@ static long pick_iters(bench_run_t *r, long iters, double warm_s,
         bench_sync_bcast_long(r, &iters);
     }
     return iters;
+}
+
+/* --vary: the output of the call just made (tcomm's, or with @p mpi the
+ * baseline's where it holds the same elements: all_reduce in the run's
+ * dtype and broadcast; the others' MPI calls lay the result out as MPI
+ * does, not as the tensor's dim asks) against the expected values. */
+static void vary_check(bench_run_t *r, int mpi)
+{
+    const void *out;
+    if (!r->vary_src)
+        return;
+    if (mpi) {
+        int same = (r->coll->kind == BENCH_ALLREDUCE &&
+                    bench_baseline_dtype(r) == r->opt->dtype) ||
+                   r->coll->kind == BENCH_BCAST;
+        if (!same)
+            return;
+        out = r->mpi_out;
+    } else {
+        tcomm_tensor_t *t = r->result ? r->result : r->out ? r->out : r->in;
+        out = tcomm_tensor_data(t);
+    }
+    if (bench_vary_check(r, out, mpi ? bench_mpi_call(r, r->mpi_form)
+                                     : "tcomm"))
+        r->vary_failed = 1;
 }
 
 /* Rank figures of MPI formulation f (avg, median, best), from its block
@@ -117,6 +148,7 @@ void bench_time_size(bench_run_t *r, bench_result_t *res)
     bench_sync_barrier(r);
     double t0 = bench_now();
     for (long i = 0; i < warmup; i++) {
+        bench_vary_next(r);
         bench_call(r);
         if (i == 0 && o->max_time > 0.0) {
             double first = bench_now() - t0;
@@ -129,8 +161,10 @@ void bench_time_size(bench_run_t *r, bench_result_t *res)
     double warm_s = bench_now() - t0;
     for (int f = 0; f < forms; f++) {
         r->mpi_form = f;
-        for (long i = 0; i < warmup; i++)
+        for (long i = 0; i < warmup; i++) {
+            bench_vary_next(r);
             r->coll->baseline(r);
+        }
     }
     iters = pick_iters(r, iters, warm_s, warmup);
 
@@ -149,14 +183,21 @@ void bench_time_size(bench_run_t *r, bench_result_t *res)
     double msum[2] = {0.0, 0.0};
     for (int b = 0; b < nb; b++) {
         int mpi_first = base && (b % 2);
+        int last = b == nb - 1; /* --vary: its calls' outputs checked */
         for (int k = 0; mpi_first && k < forms; k++) {
             r->mpi_form = forms - 1 - k;
-            mblk[r->mpi_form][b] = time_block(r, 1, per, warm);
+            mblk[r->mpi_form][b] = time_block(r, 1, per, warm, last);
+            if (last)
+                vary_check(r, 1);
         }
-        blk[b] = time_block(r, 0, per, warm);
+        blk[b] = time_block(r, 0, per, warm, last);
+        if (last)
+            vary_check(r, 0);
         for (int f = 0; !mpi_first && f < forms; f++) {
             r->mpi_form = f;
-            mblk[f][b] = time_block(r, 1, per, warm);
+            mblk[f][b] = time_block(r, 1, per, warm, last);
+            if (last)
+                vary_check(r, 1);
         }
         sum += blk[b];
         blk[b] *= 1e6 / (double)per;

@@ -28,7 +28,9 @@ bench_libtcomm_bench_la_SOURCES = \
 	bench/bench_sizes.c \
 	bench/bench_sync.c \
 	bench/bench_timing.c \
-	bench/bench_timing.h
+	bench/bench_timing.h \
+	bench/bench_traffic.c \
+	bench/bench_vary.c
 bench_libtcomm_bench_la_CPPFLAGS = $(BENCH_CPPFLAGS)
 # The bound's copy and add loops (bench_bound.c) vectorized as tcomm's own
 # kernels are (mpi_kernels/local.mk): -O2's cost model refuses them.
@@ -124,6 +126,8 @@ TESTS += test/bench_row
 # Option checking and a quick -c run of every program (1 and 2 ranks);
 # the output read as printed (Ratio, the summary's digits, sizes).
 TESTS += test/bench_options.sh test/bench_validate.sh test/bench_output.sh
+# --vary: the inputs varied, the outputs checked, a stale input caught.
+TESTS += test/bench_vary.sh
 # The MPI call and the bound of each row, the summary's issue-18 targets.
 TESTS += test/bench_baseline.sh
 
@@ -150,7 +154,8 @@ bench-multinode: all
 
 EXTRA_DIST += scripts/bench-multinode.sh
 EXTRA_DIST += scripts/bench-sweep.sh scripts/bench-summary.sh bench/plot.gp \
-	scripts/bench-summary-nb.sh scripts/osu-peer.sh \
+	scripts/bench-summary-nb.sh scripts/bench-summary-vary.sh \
+	scripts/osu-peer.sh \
 	doc/performance.md doc/performance/allreduce.png \
 	doc/performance/allgather.png doc/performance/reduce_scatter.png \
 	doc/performance/bcast.png doc/performance/barrier.png \
@@ -159,7 +164,7 @@ EXTRA_DIST += scripts/bench-sweep.sh scripts/bench-summary.sh bench/plot.gp \
 	doc/performance/bcast_ratio.png doc/performance/alltoall_ratio.png \
 	doc/performance/alltoall.png \
 	test/bench_options.sh test/bench_validate.sh test/bench_lib.sh \
-	test/bench_output.sh test/bench_baseline.sh
+	test/bench_output.sh test/bench_baseline.sh test/bench_vary.sh
 
 # The candidates of the reshaping collectives against raw MPI (not
 # installed): mpirun -np 2 bench/reshape_candidates. The ones the library
@@ -179,3 +184,9 @@ bench_alltoall_candidates_LDADD = libtcomm_internal.la
 # single-copy path is bound by (not installed): mpirun -np 2 bench/cma_rate.
 noinst_PROGRAMS += bench/cma_rate
 bench_cma_rate_SOURCES = bench/cma_rate.c
+
+# all_gather's pull and push side by side on new input every call, the
+# bytes each moves against the least (not installed): mpirun -np 2
+# bench/gather_traffic [MIN MAX CALLS].
+noinst_PROGRAMS += bench/gather_traffic
+bench_gather_traffic_SOURCES = bench/gather_traffic.c

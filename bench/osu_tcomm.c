@@ -120,13 +120,15 @@ static int alloc_buffers(bench_run_t *r)
     buffer_sizes(r);
     int ok = host_buffer(r, r->in_cap, &r->in_buf, &r->in_store) &&
              host_buffer(r, r->out_cap, &r->out_buf, &r->out_store) &&
-             (r->check_buf = malloc(r->out_cap)) != NULL;
+             (r->check_buf = malloc(r->out_cap)) != NULL &&
+             bench_vary_alloc(r);
     if (!ok)
         fprintf(stderr, "%s: rank %d: cannot allocate %zu + %zu bytes of "
                 "buffers (lower -m)\n", r->opt->prog, r->rank, r->in_cap,
                 r->out_cap);
     bench_sync_int(r, &ok, BENCH_MIN);
-    if (ok && has_bound(r) && bench_bound_prepare(r) != 0) {
+    if (ok && has_bound(r) &&
+        (bench_bound_prepare(r) != 0 || bench_traffic_prepare(r) != 0)) {
         ok = 0;
         if (r->rank == 0)
             fprintf(stderr, "%s: cannot allocate the bound's scratch (lower "
@@ -230,16 +232,27 @@ static void run_sizes(bench_run_t *r, FILE *json, int *failed)
         r->bytes = bytes;
         if (r->coll->setup(r, bytes) < BENCH_SIZE_ROUNDED)
             continue; /* skipped: bench_sizes_print said so */
+        r->vary_shift = 0;
+        r->vary_failed = 0;
         if (r->coll->sized)
             bench_fill_input(r);
+        bench_vary_size(r);
         make_tensors(r);
-        if (has_bound(r))
-            res.bound_us = bench_bound_at(r, &res.copy_gbs, &res.add_gbs);
         if (o->nonblocking)
             bench_nb_time_size(r, &nb);
         else
             bench_time_size(r, &res);
-        res.valid = nb.valid = o->validate ? validate(r) : 1;
+        if (has_bound(r)) {
+            bench_traffic_again(r);
+            res.bound_us = bench_traffic_at(r, &res.stream_gbs);
+            res.single_copy_us =
+                bench_bound_at(r, &res.copy_gbs, &res.add_gbs);
+        }
+        /* --vary: a wrong output of the timed calls on any rank */
+        int vary_bad = r->vary_failed;
+        bench_sync_int(r, &vary_bad, BENCH_MAX);
+        r->vary_shift = 0; /* -c's input is the unshifted one */
+        res.valid = nb.valid = (o->validate ? validate(r) : 1) && !vary_bad;
         *failed |= !res.valid;
         drop_tensors(r);
         if (r->rank == 0 && o->nonblocking) {
@@ -275,6 +288,7 @@ static int run_rank(bench_run_t *r, void *json)
     if (r->coll->release)
         r->coll->release(r);
     bench_bound_free(r);
+    bench_vary_free(r);
     free(r->check_buf);
     free_buffer(r->out_buf, r->out_store);
     free_buffer(r->in_buf, r->in_store);

@@ -69,6 +69,7 @@ typedef struct {
     int nonblocking;       /* an osu_tcomm_i<collective> program */
     int compute_sleep;     /* --compute sleep (nonblocking; else busy) */
     int blocking_ref;      /* --blocking-ref (nonblocking) */
+    int vary;              /* --vary: new input before every call */
 } bench_opts_t;
 
 struct bench_run;
@@ -140,7 +141,15 @@ typedef struct bench_run {
      * it found per size */
     void *bw_buf[3];
     struct bench_bound *bound;
+    struct bench_traffic *traffic; /* bench_traffic.c: the Bound column */
     void *coll_state;         /* the collective's own (alltoall: sizes) */
+    /* --vary (bench_vary.c): the input pattern of the size, the shift
+     * of the current call's input in elements, calls since the size
+     * began, and whether a check of this size found a wrong output */
+    void *vary_src;
+    size_t vary_shift;
+    unsigned long vary_gen;
+    int vary_failed;
 } bench_run_t;
 
 /* bench_colls.c */
@@ -161,7 +170,24 @@ const char *bench_mpi_call(const bench_run_t *r, int form);
  * them), on the same bytes. */
 tcomm_dtype_t bench_baseline_dtype(const bench_run_t *r);
 
-/* bench_bound.c: the least time a single-copy algorithm needs on this
+/* bench_traffic.c: the Bound column, the least time any algorithm needs
+ * to read and write the bytes the collective must move at the least, at
+ * the rate this node streams with every rank at once, measured per size
+ * before the timed sizes and again after each (doc/performance.md, "The
+ * bound"); prepare: 0,
+ * or 1 if some rank could not allocate its scratch; _at: microseconds
+ * of the current size (0: none) and the streaming rate per rank it
+ * rests on. Collective over the world. */
+struct bench_traffic;
+int bench_traffic_prepare(bench_run_t *r);
+/* The current size's rate measured again (after its timed calls): the
+ * faster of the two counts, so that a load burst in one measurement
+ * does not leave a bound the collective can beat. */
+void bench_traffic_again(bench_run_t *r);
+double bench_traffic_at(const bench_run_t *r, double *stream_gbs);
+
+/* bench_bound.c: the older single-copy model (the JSON's single_copy_us):
+ * the least time a single-copy algorithm needs on this
  * node (doc/performance.md, "The bound"). bench_bound_prepare times this
  * node's copy and add bandwidth at every size of the run, every rank at
  * once, before the timed sizes (0, or 1 if the scratch could not be
@@ -188,6 +214,10 @@ void bench_alltoall_json(FILE *f, const bench_run_t *r);
 int bench_sizes_check(bench_run_t *r);
 /* Rank 0: a comment line per kind of size skipped or rounded. */
 void bench_sizes_print(bench_run_t *r);
+/* The sizes that run, in order: for (b = bench_size_next(r, 0); b;
+ * b = bench_size_next(r, b)); each set up (r->bytes as setup left it).
+ * 0: none left (and for the barrier, which has no sizes). */
+size_t bench_size_next(bench_run_t *r, size_t b);
 
 /* bench_options.c: parse or exit (status 2 on a bad option, 0 on -h).
  * Messages are printed by the rank that would be rank 0. */
@@ -215,6 +245,9 @@ void bench_sync_int(const bench_run_t *r, int *v, bench_reduce_t op);
 /* @p n <= BENCH_SYNC_MAX values; @p in may be @p out. */
 void bench_sync_doubles(const bench_run_t *r, const double *in, double *out,
                         int n, bench_reduce_t op);
+/* @p bytes of zeroes on every rank, or NULL on every rank if some rank
+ * could not allocate them. */
+void *bench_sync_calloc(const bench_run_t *r, size_t bytes);
 /* Seconds on a monotonic clock (MPI_Wtime is not for the threads). */
 double bench_now(void);
 /* bench_now's resolution in seconds: a time below it is noise. */
@@ -229,11 +262,32 @@ MPI_Datatype bench_mpi_type(tcomm_dtype_t dtype);
  * exact in every dtype, whose sums over ranks stay exact. */
 double bench_value(int rank, size_t i);
 void bench_fill(tcomm_dtype_t dtype, void *buf, size_t count, int rank);
+/* Element @p i of @p buf set to @p v in @p dtype. */
+void bench_store(tcomm_dtype_t dtype, void *buf, size_t i, double v);
 /* The input of this rank for the current size (coll->value's values). */
 void bench_fill_input(const bench_run_t *r);
 void bench_poison(void *buf, size_t bytes);
 double bench_load(tcomm_dtype_t dtype, const void *buf, size_t i);
 /* Number of output elements that differ from coll->expect. */
 size_t bench_compare(const bench_run_t *r, const void *out);
+
+/* bench_vary.c: --vary. bench_input_value is the input of (rank, i) of
+ * the current call (coll->value's, or bench_value's, shifted by the
+ * call's r->vary_shift); the expected outputs are made of it. Alloc and
+ * free the pattern (1: ok; nothing without --vary); bench_vary_size
+ * fills it for the current size; bench_vary_next writes the next call's
+ * input (outside the timed region), bench_vary_last that of the call
+ * whose output is checked (TCOMM_BENCH_FAULT=stale-input: not its data,
+ * for the tests); bench_vary_check compares @p out with the expected
+ * output of the last call and returns the wrong elements (a line on
+ * stderr naming @p side when any). */
+double bench_input_value(const bench_run_t *r, int rank, size_t i);
+int bench_vary_alloc(bench_run_t *r);
+void bench_vary_free(bench_run_t *r);
+void bench_vary_size(bench_run_t *r);
+void bench_vary_next(bench_run_t *r);
+void bench_vary_last(bench_run_t *r);
+size_t bench_vary_check(const bench_run_t *r, const void *out,
+                        const char *side);
 
 #endif /* TCOMM_BENCH_H */

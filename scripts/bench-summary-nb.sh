@@ -3,11 +3,20 @@
 # The nonblocking part of the `make bench` summary, from
 # bench/results/i*_{busy,sleep}.nbdat (bench-sweep.sh): per size, tcomm's
 # Overall, Pure Comm. and Overlap beside MPI's and the blocking call's,
-# and the speed targets of issue 17 that apply:
-#   --compute sleep: Overlap >= 80% from 1 MiB;
-#   --compute busy:  Overlap >= MPI's, Overall <= 1.05 x MPI's (every size);
-#   both:            Pure Comm. <= 1.05 x the blocking call from 64 KiB,
-#                    <= blocking + 1 us below.
+# and the speed targets of issue 17 that measure what tcomm controls
+# (issue 32; doc/performance.md, "Nonblocking collectives"):
+#   --compute sleep: Overlap >= 80% from 1 MiB (the progress thread runs
+#                    the call while the core is free);
+#                    Pure Comm. <= 1.05 x the blocking call from 64 KiB,
+#                    <= blocking + 1 us below (the cost of the handoff);
+#   --compute busy:  Overall <= 1.05 x MPI's from 64 KiB, <= MPI's + 2 us
+#                    below (the collective's own cost while the compute
+#                    holds a core: the handoff's +1 us counts twice, once
+#                    in the call and once in the compute as long).
+# Not judged: Overlap with busy compute (with as many ranks as cores no
+# free core is left to overlap on, for tcomm and MPI alike: the figure is
+# which thread the scheduler ran), and the pure loop of the busy runs (the
+# same loop as the sleep runs', judged there once).
 # Rows at the sizes of BENCH_SHOW and every missed target are printed.
 #
 # usage: bench-summary-nb.sh OUTDIR
@@ -44,13 +53,13 @@ FNR == 1 {
     v = ""
     if (!busy && b >= 1048576)
         v = v " " check(ovl >= 80, "ovl>=80")
-    if (busy && mov != "nan") {
-        v = v " " check(ovl >= movl, "ovl>=MPI")
+    if (busy && mov != "nan" && b >= 65536)
         v = v " " check(ov <= 1.05 * mov, "ovr<=1.05xMPI")
-    }
-    if (blk != "nan" && b >= 65536)
+    else if (busy && mov != "nan")
+        v = v " " check(ov <= mov + 2.0, "ovr<=MPI+2us")
+    if (!busy && blk != "nan" && b >= 65536)
         v = v " " check(pure <= 1.05 * blk, "pure<=1.05xblk")
-    else if (blk != "nan")
+    else if (!busy && blk != "nan")
         v = v " " check(pure <= blk + 1.0, "pure<=blk+1us")
     if ((b in wanted) || v ~ /MISS/)
         printf "%-23s %8d %9.2f %9.2f %7.2f %7.2f %8.2f %9.2f %s\n", name,

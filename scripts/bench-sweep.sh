@@ -4,7 +4,8 @@
 # --baseline -c -f, f32 and bf16 (and f16, and TCOMM_CHECK=0 for
 # allreduce), dims 0 and 1 for allgather and reduce_scatter, the four
 # (split, concat) pairs and the uneven dim-0 form of alltoall, 4 B to
-# 16 MiB (alltoall: per rank and peer, as OSU's osu_alltoall); then the
+# 16 MiB (alltoall: per rank and peer, as OSU's osu_alltoall), the main
+# f32 ones (and allreduce bf16) again with --vary (<name>_vary); then the
 # nonblocking osu_tcomm_i* programs in both compute modes (issue 17).
 # Leaves bench/results/<name>.txt, .json, .dat, two PNGs per collective
 # (latency; tcomm / MPI and tcomm / bound) and summary.txt, and prints
@@ -108,6 +109,19 @@ done
 run alltoall_f32_s0c0_nocheck alltoall TCOMM_CHECK=0 -- -T f32
 run alltoall_bf16_s0c0 alltoall -- -T bf16
 run alltoall_v_f32_dim0 alltoall -- -T f32 --uneven
+# The same with --vary (issue 32): every call of both sides on new input,
+# written outside the timed region, the outputs checked; beside the warm
+# runs above in the summary's "warm and varying" table.
+run allreduce_f32_vary allreduce -- -T f32 --vary
+run allreduce_bf16_vary allreduce -- -T bf16 --baseline-dtype f32 --vary
+for c in allgather reduce_scatter; do
+    for d in 0 1; do
+        run "${c}_f32_dim${d}_vary" "$c" -- -T f32 --dim "$d" --vary
+    done
+done
+run bcast_f32_vary bcast -- -T f32 --vary
+run alltoall_f32_s0c0_vary alltoall -- -T f32 --split-dim 0 \
+    --concat-dim 0 --vary
 
 # The nonblocking programs (issue 17): OSU's nonblocking layout, both
 # compute modes, MPI_I* and the blocking call in the same run; sizes
@@ -177,6 +191,7 @@ echo "# load average after: $(load)" >> "$outdir/environment.txt"
     cat "$outdir/environment.txt"
     if ls "$outdir"/*.dat > /dev/null 2>&1; then # none with BENCH_ONLY=^i
         sh "$(dirname "$0")/bench-summary.sh" "$outdir"
+        sh "$(dirname "$0")/bench-summary-vary.sh" "$outdir"
     fi
     sh "$(dirname "$0")/bench-summary-nb.sh" "$outdir"
     echo "# make bench: $(($(date +%s) - start)) s"

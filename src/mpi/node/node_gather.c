@@ -6,9 +6,11 @@
  * CMA read by the receiver), after a rendezvous per peer; along a dim >
  * 0 the blocks are strided in out, which MPI moves through a derived
  * datatype or a temporary (two copies) or one message per row (a few us
- * each). Here each rank reads every peer's input once, straight into
- * place: one process_vm_readv per peer, with the rows of out as its
- * scatter list along a dim > 0. The synchronisation is the node
+ * each). Here each rank writes its input once into every peer's output
+ * (pushed(): one block, or rows of 1 KiB and more; process_vm_writev,
+ * the rows of the peer's out as the remote scatter list along a dim > 0)
+ * and reads shorter rows from every peer's input into place (one
+ * process_vm_readv per peer). The synchronisation is the node
  * protocol (node_call.c): a note per rank and one fence, a fraction of
  * the MPI_Allgather and MPI_Allreduce that the MPI-synchronised pull
  * (src/mpi/allgather_pull.c) pays.
@@ -21,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tcomm_internal.h"
 #include "tcomm_node_call.h"
 #include "tcomm_node_gather.h"
 
@@ -78,6 +81,82 @@ static int read_rows(pid_t pid, uint64_t remote, char *out, size_t col,
     return 1;
 }
 
+/* Whose rows travel how, the same on every rank (outer and rb are the
+ * call's, agreed by the note's sig): rank r pushes its rows into every
+ * peer's output where they are one block or rows of ROW_VIA_TMP bytes and
+ * more, else each peer pulls them. A push reads r's input once, from
+ * r's cache right after r wrote its own rows from it, where every peer
+ * reading it would fetch it from r's cache or memory on its own: with
+ * new input every call, 2 ranks, 256 KiB-2 MiB a rank, pushes took
+ * 0.47-0.64x the pulls' time (bench/gather_traffic.c,
+ * doc/performance.md). */
+static int pushed(size_t outer, size_t rb)
+{
+    return outer == 1 || rb >= ROW_VIA_TMP;
+}
+
+/* Pushes go in pieces of about this many bytes of our input: each read
+ * once from memory, then again from the cache for every peer. */
+#define PUSH_PIECE ((size_t)256 << 10)
+
+/* Our rows (or, in one row, its bytes) from piece start a, len of them,
+ * into a peer's output at out (the peer's note), column col. */
+static int push_piece(pid_t pid, uint64_t out, const char *in, size_t col,
+                      size_t stride, size_t outer, size_t rb, size_t a,
+                      size_t len)
+{
+    if (outer == 1)
+        return tcomm_node_write(pid, in + a, out + col + a, len);
+    if (len == 1)
+        return tcomm_node_write(pid, in + a * rb, out + a * stride + col, rb);
+    return tcomm_node_write_rows(pid, out + a * stride, in + a * rb, col,
+                                 stride, len, rb);
+}
+
+/* Our own rows [a, a + len) (or bytes, in one row) into our output. */
+static void own_piece(const char *in, char *out, size_t col, size_t stride,
+                      size_t outer, size_t rb, size_t a, size_t len)
+{
+    if (outer == 1) {
+        if (out + col != in)
+            memmove(out + col + a, in + a, len);
+        return;
+    }
+    for (size_t o = a; o < a + len; o++) {
+        char *d = out + o * stride + col;
+        const char *s = in + o * rb;
+        if (d != s)
+            memmove(d, s, rb);
+    }
+}
+
+/* Our rows, into our output and, where pushed, into every peer's
+ * (whose notes are in peers[], ok[] where the call may copy with it),
+ * piece by piece. */
+static void write_ours(tcomm_node_call_t *c, const tcomm_shm_note_t *peers,
+                       const int *ok, int n, int me, const char *in,
+                       char *out, size_t col, size_t stride, size_t outer,
+                       size_t rb)
+{
+    int push = pushed(outer, rb) && rb;
+    size_t total = outer == 1 ? rb : outer; /* bytes, or rows */
+    size_t step = outer == 1 ? PUSH_PIECE : PUSH_PIECE / rb;
+    step = step ? step : 1;
+    if (!push)
+        step = total;
+    for (size_t a = 0; a < total; a += step) {
+        size_t len = total - a < step ? total - a : step;
+        own_piece(in, out, col, stride, outer, rb, a, len);
+        for (int k = 1; push && k < n; k++) {
+            int r = (me + k) % n;
+            if (ok[r])
+                tcomm_node_call_copied(
+                    c, push_piece((pid_t)peers[r].pid, peers[r].out, in,
+                                  col, stride, outer, rb, a, len));
+        }
+    }
+}
+
 int tcomm_node_all_gather(tcomm_mpi_state_t *st, const void *in, void *out,
                           size_t outer, const size_t *rb, int dtype,
                           int *done)
@@ -103,27 +182,42 @@ int tcomm_node_all_gather(tcomm_mpi_state_t *st, const void *in, void *out,
     if (outer > 1 && most)
         tmp = most <= sizeof stack ? stack : malloc(most);
 
-    tcomm_node_call_begin(&c, st, &mine);
-    /* our own rows while the peers publish (in place along dim 0: none) */
-    for (size_t o = 0; o < outer && rb[me]; o++) {
-        char *d = (char *)out + o * stride + col;
-        const char *s = (const char *)in + o * rb[me];
-        if (d != s)
-            memmove(d, s, rb[me]);
+    tcomm_shm_note_t nstack[TCOMM_STACK_RANKS], *peers = nstack;
+    int okstack[TCOMM_STACK_RANKS], *ok = okstack;
+    if (n > TCOMM_STACK_RANKS) {
+        peers = malloc((size_t)n * sizeof(*peers));
+        ok = malloc((size_t)n * sizeof(*ok));
     }
-    /* from the next rank on, so that not everyone reads rank 0 first */
-    for (int k = 1; k < n; k++) {
+    tcomm_node_call_begin(&c, st, &mine);
+    /* every peer's note (from the next rank on, so that not everyone
+     * waits for rank 0 first); a peer we may not copy with: ok 0, and
+     * the fence redoes the call with MPI */
+    for (int k = 1; peers && ok && k < n; k++) {
+        int r = (me + k) % n;
+        ok[r] = tcomm_node_call_peer(&c, r, &peers[r]) && outer;
+    }
+    if (!peers || !ok) /* no memory: MPI, after the fence */
+        tcomm_node_call_copied(&c, 0);
+    else if (outer)
+        write_ours(&c, peers, ok, n, me, in, out, col, stride, outer, rb[me]);
+    /* the rows the peers do not push, read from their inputs */
+    for (int k = 1; peers && ok && k < n; k++) {
         int r = (me + k) % n;
         size_t at = 0;
         for (int q = 0; q < r; q++)
             at += rb[q];
-        if (tcomm_node_call_peer(&c, r, &peer) && rb[r] && outer)
+        peer = peers[r];
+        if (ok[r] && rb[r] && !pushed(outer, rb[r]))
             tcomm_node_call_copied(
                 &c, read_rows((pid_t)peer.pid, peer.addr, out, at, stride,
                               outer, rb[r], tmp));
     }
-    tcomm_node_call_fence(&c); /* every read of our input is over */
+    tcomm_node_call_fence(&c); /* every copy with our buffers is over */
     if (tmp != stack)
         free(tmp);
+    if (peers != nstack)
+        free(peers);
+    if (ok != okstack)
+        free(ok);
     return tcomm_node_call_end(&c, done);
 }

@@ -103,32 +103,57 @@ uint64_t tcomm_pid_namespace(void)
     return ino != 1 ? ino : (uint64_t)getpid() << 32 | 1u;
 }
 
-int tcomm_node_read_rows(pid_t pid, uint64_t remote, char *out, size_t col,
-                         size_t stride, size_t outer, size_t rb)
+/* Packed rows at flat into rows of rb bytes, stride apart at column col
+ * of rows_at: ours from pid's (rows_remote 0: a read) or ours into pid's
+ * (rows_remote 1: a write). memcpy where pid's side is in its mapped
+ * arena, else a system call per up to 1024 rows. 1: all moved. */
+static int flat_to_rows(pid_t pid, uintptr_t rows_at, uintptr_t flat,
+                        size_t col, size_t stride, size_t outer, size_t rb,
+                        int rows_remote)
 {
-    struct iovec loc[IOV_MAX < 1024 ? IOV_MAX : 1024], rem;
-    size_t per = sizeof loc / sizeof loc[0];
-    const char *src = tcomm_node_mapped(pid, remote, outer * rb);
-
-    if (src) {
+    struct iovec rows[IOV_MAX < 1024 ? IOV_MAX : 1024], packed;
+    size_t per = sizeof rows / sizeof rows[0];
+    char *there = rows_remote
+                      ? tcomm_node_mapped(pid, rows_at,
+                                          (outer - 1) * stride + col + rb)
+                      : tcomm_node_mapped(pid, flat, outer * rb);
+    if (there) {
+        char *dst = rows_remote ? there : (char *)rows_at;
+        const char *src = rows_remote ? (const char *)flat : there;
         for (size_t o = 0; o < outer; o++)
-            memcpy(out + o * stride + col, src + o * rb, rb);
+            memcpy(dst + o * stride + col, src + o * rb, rb);
         return 1;
     }
     for (size_t o0 = 0; o0 < outer; o0 += per) {
         size_t k = outer - o0 < per ? outer - o0 : per;
         for (size_t i = 0; i < k; i++) {
-            loc[i].iov_base = out + (o0 + i) * stride + col;
-            loc[i].iov_len = rb;
+            rows[i].iov_base = (void *)(rows_at + (o0 + i) * stride + col);
+            rows[i].iov_len = rb;
         }
-        rem.iov_base = (void *)(uintptr_t)(remote + o0 * rb);
-        rem.iov_len = k * rb;
-        /* a short read only happens on an error part way */
-        if (process_vm_readv(pid, loc, (unsigned long)k, &rem, 1, 0) !=
-            (ssize_t)(k * rb))
+        packed.iov_base = (void *)(flat + o0 * rb);
+        packed.iov_len = k * rb;
+        /* short only on an error part way */
+        ssize_t got =
+            rows_remote ? process_vm_writev(pid, &packed, 1, rows, k, 0)
+                        : process_vm_readv(pid, rows, k, &packed, 1, 0);
+        if (got != (ssize_t)(k * rb))
             return 0;
     }
     return 1;
+}
+
+int tcomm_node_read_rows(pid_t pid, uint64_t remote, char *out, size_t col,
+                         size_t stride, size_t outer, size_t rb)
+{
+    return flat_to_rows(pid, (uintptr_t)out, (uintptr_t)remote, col, stride,
+                        outer, rb, 0);
+}
+
+int tcomm_node_write_rows(pid_t pid, uint64_t remote, const char *in,
+                          size_t col, size_t stride, size_t outer, size_t rb)
+{
+    return flat_to_rows(pid, (uintptr_t)remote, (uintptr_t)in, col, stride,
+                        outer, rb, 1);
 }
 
 /* One system call moves at most about 2 GiB (MAX_RW_COUNT): go in

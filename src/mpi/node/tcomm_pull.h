@@ -39,6 +39,12 @@ int tcomm_mpi_pull_node_state(MPI_Comm comm, int *state);
 int tcomm_node_read_rows(pid_t pid, uint64_t remote, char *out, size_t col,
                          size_t stride, size_t outer, size_t rb);
 
+/* Write outer packed rows of rb bytes from in into process pid's memory
+ * at remote, at column byte offset col, rows stride bytes apart (rows of
+ * at most 2 GiB together per system call). 1: all written. */
+int tcomm_node_write_rows(pid_t pid, uint64_t remote, const char *in,
+                          size_t col, size_t stride, size_t outer, size_t rb);
+
 /* Copies with a peer (pid), in pieces a system call can take. 1: all
  * moved. */
 int tcomm_node_read(pid_t pid, void *here, uint64_t remote, size_t len);
