@@ -2,8 +2,11 @@
 # libtcomm_pmpi under unmodified MPI programs: plain MPI test programs
 # (no tcomm in them) run with and without the library
 # (test/pmpi-check.sh).
-check_PROGRAMS += test/pmpi/colls test/pmpi/nocoll test/pmpi/icolls
+check_PROGRAMS += test/pmpi/colls test/pmpi/nocoll test/pmpi/icolls \
+	test/pmpi/calls test/pmpi/threads
 test_pmpi_colls_SOURCES = test/pmpi/colls.c
+test_pmpi_calls_SOURCES = test/pmpi/calls.c
+test_pmpi_threads_SOURCES = test/pmpi/threads.c
 test_pmpi_nocoll_SOURCES = test/pmpi/nocoll.c
 test_pmpi_icolls_SOURCES = test/pmpi/icolls.c
 TESTS += test/pmpi-check.sh

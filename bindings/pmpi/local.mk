@@ -5,7 +5,8 @@
 lib_LTLIBRARIES += libtcomm_pmpi.la
 libtcomm_pmpi_la_SOURCES = bindings/pmpi/tcomm_pmpi.h bindings/pmpi/pmpi_types.c \
 	bindings/pmpi/pmpi_comm.c bindings/pmpi/pmpi_reduce.c bindings/pmpi/pmpi_move.c \
-	bindings/pmpi/pmpi_passed.c bindings/pmpi/pmpi_report.c \
+	bindings/pmpi/pmpi_alltoallv.c bindings/pmpi/pmpi_barrier.c \
+	bindings/pmpi/pmpi_memory.c bindings/pmpi/pmpi_report.c \
 	bindings/pmpi/pmpi_nonblocking.c bindings/pmpi/pmpi_icolls.c \
 	bindings/pmpi/pmpi_fortran.c
 libtcomm_pmpi_la_CPPFLAGS = -I$(top_srcdir)/include

@@ -38,19 +38,21 @@ static const size_t min_bytes[PMPI_FN_COUNT] = {
     [PMPI_FN_ALLGATHERV] = 8 << 20,
     [PMPI_FN_BCAST] = 32768,
     [PMPI_FN_ALLTOALL] = 512 << 10,
-    [PMPI_FN_ALLTOALLV] = (size_t)-1,
-    [PMPI_FN_BARRIER] = (size_t)-1,
+    [PMPI_FN_ALLTOALLV] = 512 << 10, /* the mean block of the largest rank */
+    [PMPI_FN_BARRIER] = 0,
     /* the nonblocking calls run the blocking calls' paths */
     [PMPI_FN_IALLREDUCE] = 16384,
     [PMPI_FN_IALLGATHER] = 8 << 20,
     [PMPI_FN_IREDUCE_SCATTER_BLOCK] = 16384,
     [PMPI_FN_IBCAST] = 32768,
     [PMPI_FN_IALLTOALL] = 512 << 10,
+    [PMPI_FN_ALLOC_MEM] = (size_t)-1, /* not a gate: pmpi_memory.c */
 };
 
 size_t tcomm_pmpi_min_bytes(tcomm_pmpi_fn_t fn)
 {
-    if (min_bytes_override >= 0 && min_bytes[fn] != (size_t)-1)
+    if (min_bytes_override >= 0 && min_bytes[fn] != (size_t)-1 &&
+        fn != PMPI_FN_BARRIER)
         return (size_t)min_bytes_override;
     return min_bytes[fn];
 }

@@ -242,13 +242,35 @@ static void movements(MPI_Comm comm)
                     free(o2);
                 }
             }
-            /* MPI_Alltoallv: rank order, block c */
-            for (int r = 0; r < n; r++)
-                cnt[r] = c, dsp[r] = (n - 1 - r) * c;
-            fill(t, in, c * n, me, 0);
-            MPI_Alltoallv(in, cnt, dsp, t->type, out, cnt, dsp, t->type, comm);
-            snprintf(what, sizeof what, "alltoallv %s %d", t->name, c);
-            print(what, out, b * n);
+            /* MPI_Alltoallv: block c in reversed displacements; uneven
+               counts f(me, r) in rank order; symmetric ones in place */
+            for (int mode = 0; mode < 3; mode++) {
+                int *sc = malloc(sizeof(int) * 4 * n), *sd = sc + n,
+                    *rc = sc + 2 * n, *rd = sc + 3 * n, st = 0, rt = 0;
+                for (int r = 0; r < n; r++) {
+                    int f = mode == 1 ? (me + 2 * r) % 3 : (me + r) % 3;
+                    int g = mode == 1 ? (r + 2 * me) % 3 : (r + me) % 3;
+                    sc[r] = mode == 0 ? c : c ? c / n + f : 0;
+                    rc[r] = mode == 0 ? c : c ? c / n + g : 0;
+                }
+                for (int r = 0; r < n; r++) {
+                    int k = mode == 0 ? n - 1 - r : r;
+                    sd[k] = st, st += sc[k];
+                    rd[k] = rt, rt += rc[k];
+                }
+                char *a = malloc((size_t)(st + 1) * s);
+                char *o = malloc((size_t)(rt + 1) * s);
+                fill(t, a, st, me, 0);
+                fill(t, o, rt, me + 5, 0);
+                if (mode == 2)
+                    memcpy(o, a, (size_t)st * s);
+                MPI_Alltoallv(mode == 2 ? MPI_IN_PLACE : a, sc, sd, t->type,
+                              o, rc, rd, t->type, comm);
+                snprintf(what, sizeof what, "alltoallv %s %d mode%d", t->name,
+                         c, mode);
+                print(what, o, (size_t)rt * s);
+                free(sc), free(a), free(o);
+            }
             free(in), free(out), free(cnt), free(dsp);
         }
     }
