@@ -14,7 +14,14 @@
  *   displacements;
  * - else MPI does it. A rank whose own arguments tcomm cannot take (a
  *   derived type, a negative count) makes every rank pass it to MPI,
- *   which reports what is wrong. */
+ *   which reports what is wrong.
+ * The agreement costs about as much as a small MPI_Alltoallv itself
+ * (doc/performance.md): after one that passed the call, the next calls
+ * on that communicator pass without asking, 1, 2, 4 ... up to MAX_SKIP
+ * of them while the answers stay "pass", none after a taken call. A
+ * program of small calls then pays for one agreement in MAX_SKIP + 1
+ * calls; a large call in such a window is MPI's, as without the
+ * library. Under TCOMM_PMPI_MIN_BYTES=0 every call asks. */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +29,7 @@
 #include "tcomm_pmpi.h"
 
 enum { OK, BLOCK_MIN, NEG_BLOCK_MAX, NEG_KIB_MAX, NVOTE };
+#define MAX_SKIP 16
 
 /* This rank's vote: OK (predefined types of one size, counts >= 0, send
  * displacements in rank order), its block (-1: uneven), its mean block
@@ -161,11 +169,18 @@ TCOMM_PMPI_EXPORT int MPI_Alltoallv(const void *sbuf, const int scounts[],
 {
     const tcomm_pmpi_fn_t fn = PMPI_FN_ALLTOALLV;
     tcomm_comm_t *tc = NULL;
+    tcomm_pmpi_backoff_t *b = NULL;
     int n = 0, me = 0, v[NVOTE], all[NVOTE];
     size_t size = 0;
     if (tcomm_pmpi_on && !tcomm_pmpi_inside &&
         tcomm_pmpi_min_bytes(fn) != (size_t)-1)
-        tc = tcomm_pmpi_comm(comm, &n, &me);
+        tc = tcomm_pmpi_comm_a2av(comm, &n, &me, &b);
+    /* TCOMM_PMPI_MIN_BYTES=0 (take what can be taken) never backs off */
+    int backs_off = n > 1 && tcomm_pmpi_min_bytes(fn) > 0;
+    if (tc && backs_off && b->skip > 0) {
+        b->skip--;
+        tc = NULL; /* every rank skips this one */
+    }
     if (tc) {
         vote(sbuf, scounts, sdispls, stype, rcounts, rtype, n, &size, v);
         if (n == 1) {
@@ -185,6 +200,12 @@ TCOMM_PMPI_EXPORT int MPI_Alltoallv(const void *sbuf, const int scounts[],
                                tcomm_pmpi_min_bytes(PMPI_FN_ALLTOALL)
                          : block < 0 && mean > 0 &&
                                mean >= tcomm_pmpi_min_bytes(fn);
+    if (tc && backs_off) { /* the back-off after an agreement */
+        b->window = take ? 0 : b->window ? 2 * b->window : 1;
+        if (b->window > MAX_SKIP)
+            b->window = MAX_SKIP;
+        b->skip = b->window;
+    }
     if (!take) {
         tcomm_pmpi_passed(fn, comm);
         return PMPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts,

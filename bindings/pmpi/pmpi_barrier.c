@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The interposed MPI_Barrier: tcomm's barrier on every intracommunicator
- * it serves (the same on every rank: there is no size to gate on). It
- * also waits behind the nonblocking calls tcomm has in flight on comm,
- * which MPI's barrier would not; a barrier orders nothing about them,
- * so that only costs their completion, which the program waits for
- * anyway. TCOMM_PMPI_MIN_BYTES does not apply: the table's entry alone
- * (SIZE_MAX: always MPI) decides. */
+ * it serves when the table's entry is 0 (the same on every rank: there
+ * is no size to gate on). tcomm's barrier is MPI_Barrier on tcomm's own
+ * communicator behind its front end, measured slower than MPI's
+ * (doc/performance.md), so by default MPI keeps it and only
+ * TCOMM_PMPI_MIN_BYTES=0 takes it. It also waits behind the nonblocking
+ * calls tcomm has in flight on comm, which MPI's barrier would not; a
+ * barrier orders nothing about them, so that only costs their
+ * completion, which the program waits for anyway. */
 #include "tcomm_pmpi.h"
 
 TCOMM_PMPI_EXPORT int MPI_Barrier(MPI_Comm comm)

@@ -24,6 +24,7 @@ typedef struct cached {
     int pending;  /* nonblocking calls in flight (under live_lock) */
     int orphan;   /* comm was freed with calls in flight: the last one's
                      end destroys tc */
+    tcomm_pmpi_backoff_t a2av; /* MPI_Alltoallv's (pmpi_alltoallv.c) */
     MPI_Comm comm;
     struct cached *prev, *next; /* live handles, freed at MPI_Finalize */
 } cached_t;
@@ -185,6 +186,18 @@ tcomm_comm_t *tcomm_pmpi_comm(MPI_Comm comm, int *size, int *rank)
         return NULL;
     *size = c->size;
     *rank = c->rank;
+    return c->tc;
+}
+
+tcomm_comm_t *tcomm_pmpi_comm_a2av(MPI_Comm comm, int *size, int *rank,
+                                   tcomm_pmpi_backoff_t **backoff)
+{
+    cached_t *c = lookup(comm);
+    if (!c || !c->tc)
+        return NULL;
+    *size = c->size;
+    *rank = c->rank;
+    *backoff = &c->a2av;
     return c->tc;
 }
 

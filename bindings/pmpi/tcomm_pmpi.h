@@ -52,6 +52,17 @@ int tcomm_pmpi_reduce_type(MPI_Datatype type, MPI_Op op, tcomm_dtype_t *dt,
  * this rank's. */
 tcomm_comm_t *tcomm_pmpi_comm(MPI_Comm comm, int *size, int *rank);
 
+/* MPI_Alltoallv's agreement, per communicator: after an agreement that
+ * passed the call, the next `skip` calls pass without one (the same on
+ * every rank: each saw the same answer and counts the same calls). */
+typedef struct {
+    unsigned skip, window;
+} tcomm_pmpi_backoff_t;
+
+/* tcomm_pmpi_comm, and comm's MPI_Alltoallv state. */
+tcomm_comm_t *tcomm_pmpi_comm_a2av(MPI_Comm comm, int *size, int *rank,
+                                   tcomm_pmpi_backoff_t **backoff);
+
 /* Is comm one of tcomm's own (its dup of a user's communicator, or made
  * from one)? Only the report asks (an attribute lookup). */
 int tcomm_pmpi_internal(MPI_Comm comm);
