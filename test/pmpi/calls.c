@@ -8,10 +8,11 @@
  * CALLS per rank for every function: none of tcomm's own MPI calls (its
  * progress thread runs the nonblocking ones) may be counted. Prints one
  * line per call and rank (to argv[1].RANK if given). */
-#include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "pmpi_test.h"
 
 #define CALLS 3
 static int me, n, bad;
@@ -28,16 +29,7 @@ static void check(const char *what, int i, const int *got, const int *want,
 
 int main(int argc, char **argv)
 {
-    int provided;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &n);
-    if (argc > 1) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s.%d", argv[1], me);
-        if (!freopen(path, "w", stdout))
-            MPI_Abort(MPI_COMM_WORLD, 2);
-    }
+    pmpi_test_start(&argc, &argv, MPI_THREAD_MULTIPLE, &me, &n);
     MPI_Comm c = MPI_COMM_WORLD;
     /* calls 0 and 2: 256 KiB a part (taken at the library's gates for
      * the reductions and bcast); call 1: 25 ints (passed). The large

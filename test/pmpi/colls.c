@@ -6,11 +6,12 @@
  * result, one line per rank and call (to argv[1].RANK if given). test/pmpi-check.sh runs it with
  * and without the library and compares the lines. Values are small
  * integers, so floating sums are exact in any order. */
-#include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "pmpi_test.h"
 
 enum { I8, U8, I16, U16, I32, U32, I64, U64, F32, F64, CF, CD, RAW };
 typedef struct {
@@ -331,17 +332,7 @@ static void run(MPI_Comm comm, const char *name, MPI_Op user)
 
 int main(int argc, char **argv)
 {
-    int provided;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
-    /* one file per rank (argv[1].RANK): the ranks' lines never mix */
-    if (argc > 1) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s.%d", argv[1], rank);
-        if (!freopen(path, "w", stdout))
-            MPI_Abort(MPI_COMM_WORLD, 2);
-    }
+    pmpi_test_start(&argc, &argv, MPI_THREAD_MULTIPLE, &rank, &nprocs);
     init_types();
     MPI_Op user;
     MPI_Op_create(user_sum, 1, &user);

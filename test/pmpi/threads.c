@@ -8,10 +8,11 @@
  * argv[1].RANK if given); test/pmpi-check.sh compares them with and
  * without the library. Where MPI gives less than MPI_THREAD_MULTIPLE the
  * threads run one after the other (the line says so). */
-#include <mpi.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+#include "pmpi_test.h"
 
 #define THREADS 3
 #define ROUNDS 4
@@ -77,17 +78,8 @@ static void *work(void *arg)
 
 int main(int argc, char **argv)
 {
-    int provided;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &n);
-    if (argc > 1) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s.%d", argv[1], me);
-        if (!freopen(path, "w", stdout))
-            MPI_Abort(MPI_COMM_WORLD, 2);
-    }
-    int concurrent = provided == MPI_THREAD_MULTIPLE;
+    int concurrent = pmpi_test_start(&argc, &argv, MPI_THREAD_MULTIPLE, &me,
+                                     &n) == MPI_THREAD_MULTIPLE;
     printf("%d threads %s\n", me,
            concurrent ? "concurrent" : "one after the other");
     job_t jobs[THREADS];
