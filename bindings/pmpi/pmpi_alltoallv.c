@@ -10,7 +10,8 @@
  *   all_to_all, as MPI_Alltoall (its size gate);
  * - else, displacements in rank order on every rank: tcomm's all_to_all_v
  *   (token exchange), when the largest rank's mean block reaches the
- *   MPI_Alltoallv gate; its fresh output is copied to the receive
+ *   MPI_Alltoallv entry of the table (by default never: measured slower,
+ *   pmpi_types.c); its fresh output is copied to the receive
  *   displacements;
  * - else MPI does it. A rank whose own arguments tcomm cannot take (a
  *   derived type, a negative count) makes every rank pass it to MPI,
@@ -173,10 +174,11 @@ TCOMM_PMPI_EXPORT int MPI_Alltoallv(const void *sbuf, const int scounts[],
     int n = 0, me = 0, v[NVOTE], all[NVOTE];
     size_t size = 0;
     if (tcomm_pmpi_on && !tcomm_pmpi_inside &&
-        tcomm_pmpi_min_bytes(fn) != (size_t)-1)
+        (tcomm_pmpi_min_bytes(fn) != (size_t)-1 ||
+         tcomm_pmpi_min_bytes(PMPI_FN_ALLTOALL) != (size_t)-1))
         tc = tcomm_pmpi_comm_a2av(comm, &n, &me, &b);
     /* TCOMM_PMPI_MIN_BYTES=0 (take what can be taken) never backs off */
-    int backs_off = n > 1 && tcomm_pmpi_min_bytes(fn) > 0;
+    int backs_off = n > 1 && tcomm_pmpi_min_bytes(PMPI_FN_ALLTOALL) > 0;
     if (tc && backs_off && b->skip > 0) {
         b->skip--;
         tc = NULL; /* every rank skips this one */
