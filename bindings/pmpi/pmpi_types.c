@@ -39,7 +39,7 @@ static const size_t min_bytes[PMPI_FN_COUNT] = {
     [PMPI_FN_BCAST] = 32768,
     [PMPI_FN_ALLTOALL] = 512 << 10,
     /* uneven counts (tcomm's all_to_all_v on wrapped buffers, its output
-       fresh and copied out) measured 1.5-6x MPI's from 256 KiB a peer:
+       fresh and copied out) measured 1.5-6x MPI's at 1-16 MiB a peer:
        MPI keeps them unless TCOMM_PMPI_MIN_BYTES=0; one block everywhere
        goes by PMPI_FN_ALLTOALL's entry (pmpi_alltoallv.c) */
     [PMPI_FN_ALLTOALLV] = (size_t)-1,
