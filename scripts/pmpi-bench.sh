@@ -79,12 +79,11 @@ echo "# libtcomm_pmpi: preloaded / plain latency, $np ranks, best of" \
 printf '%-16s %10s %12s %12s %8s\n' collective size plain_us preloaded_us ratio
 status=0
 for c in $colls; do
-    set -- $(prog_of "$c") || true
-    [ $# -eq 2 ] || { echo "# $c: no program (skipped)"; continue; }
-    kind=$1 prog=$2
+    found=$(prog_of "$c") || { echo "# $c: no program (skipped)"; continue; }
+    kind=${found%% *} prog=${found#* }
     : >"$tmp/plain.all"
     : >"$tmp/pre.all"
-    for i in $(seq "$rounds"); do
+    for _ in $(seq "$rounds"); do
         run "$kind" "$prog" "TCOMM_PMPI=0" "$tmp/one" &&
             cat "$tmp/one" >>"$tmp/plain.all" || status=1
         run "$kind" "$prog" "LD_PRELOAD=$lib" "$tmp/one" &&
