@@ -80,4 +80,5 @@ check osu_allgather MPI_Allgather
 check osu_allgatherv MPI_Allgatherv
 check osu_bcast MPI_Bcast
 check osu_alltoall MPI_Alltoall
+check osu_alltoallv MPI_Alltoallv
 exit $fail

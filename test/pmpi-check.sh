@@ -45,10 +45,21 @@ run() {
     cat "$tmp/$tag".out.* 2>/dev/null | sort >"$tmp/$tag"
 }
 
+# check_counts FILE N: every function of the report in FILE has handled +
+# passed = N.
+check_counts() {
+    c_lines=$(grep -c '^tcomm_pmpi: MPI_[A-Za-z_]* [0-9]* handled' "$1")
+    [ "$c_lines" -ge 15 ] || { cat "$1"; return 1; }
+    awk -v n="$2" '/^tcomm_pmpi: MPI_[A-Za-z_]* [0-9]+ handled/ {
+        if ($3 + $5 != n) { print "  " $0; bad = 1 } }
+        END { exit bad }' "$1"
+}
+
 # The Fortran programs where configure found Fortran (and mpi_f08).
 # icolls runs under MPI_THREAD_MULTIPLE (its calls taken) and, as
 # icolls@single, under MPI_THREAD_SINGLE (every call passed to MPI).
-progs="test/pmpi/colls test/pmpi/nocoll test/pmpi/icolls test/pmpi/icolls@single"
+progs="test/pmpi/colls test/pmpi/nocoll test/pmpi/icolls test/pmpi/icolls@single
+    test/pmpi/calls test/pmpi/threads"
 for f in test/pmpi/fmpifh test/pmpi/fusempi test/pmpi/ff08; do
     if [ -x "$build/$f" ]; then progs="$progs $f"; else echo "SKIP: no $f"; fi
 done
@@ -60,7 +71,8 @@ for entry in $progs; do
         [ "$np" -le "$max" ] || { echo "SKIP: $entry at $np ranks (> $max)"; continue; }
         run "$np" "$build/$prog" plain TCOMM_PMPI_REPORT=0 \
             PMPI_TEST_LEVEL="$level"
-        run "$np" "$build/$prog" pre LD_PRELOAD="$preload" PMPI_TEST_LEVEL="$level"
+        run "$np" "$build/$prog" pre LD_PRELOAD="$preload" TCOMM_PMPI_REPORT=1 \
+            PMPI_TEST_LEVEL="$level"
         run "$np" "$build/$prog" all LD_PRELOAD="$preload" \
             TCOMM_PMPI_MIN_BYTES=0 TCOMM_PMPI_REPORT=1 PMPI_TEST_LEVEL="$level"
         [ -s "$tmp/plain" ] || { echo "FAIL: $prog at $np ranks printed nothing"; fail=1; }
@@ -76,16 +88,40 @@ for entry in $progs; do
         case $entry in */colls|*/f*)
             for fn in MPI_Allreduce MPI_Reduce_scatter_block \
                 MPI_Reduce_scatter MPI_Allgather MPI_Allgatherv MPI_Bcast \
-                MPI_Alltoall; do
-                # Fortran: every call is taken but MINLOC's allreduce
-                case $prog in */f*) [ $fn = MPI_Allreduce ] || continue ;; esac
-                grep -q "^tcomm_pmpi: $fn [1-9][0-9]* handled, [1-9]" \
-                    "$tmp/all.err" || {
-                    echo "FAIL: $prog at $np ranks: the report shows no" \
-                        "$fn handled and passed"
+                MPI_Alltoall MPI_Alltoallv MPI_Barrier; do
+                # Fortran passes MINLOC's allreduce and little else (a
+                # barrier has nothing to pass: always taken)
+                want="[1-9][0-9]* handled, [1-9]"
+                case $prog:$fn in
+                *:MPI_Barrier) want="[1-9][0-9]* handled, 0 passed" ;;
+                */f*:MPI_Allreduce) ;;
+                */f*:*) want="[1-9][0-9]* handled" ;;
+                esac
+                grep -q "^tcomm_pmpi: $fn $want" "$tmp/all.err" || {
+                    echo "FAIL: $prog at $np ranks: the report's $fn is" \
+                        "not \"$want\""
                     fail=1
                 }
             done ;;
+        esac
+        # ff08's MPI_Alloc_mem blocks are the arena's
+        case $entry in */ff08)
+            grep -q "^tcomm_pmpi: MPI_Alloc_mem $((2 * np)) handled, 0 passed" \
+                "$tmp/pre.err" || { echo "FAIL: ff08 at $np ranks: its" \
+                    "MPI_Alloc_mem blocks are not the arena's"; fail=1; } ;;
+        esac
+        # calls: exactly 3 calls per rank of every function, whether
+        # taken or passed (tcomm's own MPI calls are not the program's),
+        # at the gates and with every call taken
+        case $entry in */calls)
+            for tag in pre all; do
+                check_counts "$tmp/$tag.err" $((3 * np)) ||
+                    { echo "FAIL: calls at $np ranks ($tag): the report" \
+                        "does not count 3 calls per rank"; fail=1; }
+            done
+            grep -q "^tcomm_pmpi: MPI_Alloc_mem $((2 * np)) handled, $np passed" \
+                "$tmp/pre.err" || { echo "FAIL: calls at $np ranks: MPI_Alloc_mem's" \
+                    "two large blocks are not the arena's"; fail=1; } ;;
         esac
         # nonblocking: every call taken under MULTIPLE, none under SINGLE
         for fn in MPI_Iallreduce MPI_Iallgather MPI_Ireduce_scatter_block \

@@ -2,10 +2,13 @@
 # libtcomm_pmpi under unmodified MPI programs: plain MPI test programs
 # (no tcomm in them) run with and without the library
 # (test/pmpi-check.sh).
-check_PROGRAMS += test/pmpi/colls test/pmpi/nocoll test/pmpi/icolls
-test_pmpi_colls_SOURCES = test/pmpi/colls.c
+check_PROGRAMS += test/pmpi/colls test/pmpi/nocoll test/pmpi/icolls \
+	test/pmpi/calls test/pmpi/threads
+test_pmpi_colls_SOURCES = test/pmpi/colls.c test/pmpi/pmpi_test.h
+test_pmpi_calls_SOURCES = test/pmpi/calls.c test/pmpi/pmpi_test.h
+test_pmpi_threads_SOURCES = test/pmpi/threads.c test/pmpi/pmpi_test.h
 test_pmpi_nocoll_SOURCES = test/pmpi/nocoll.c
-test_pmpi_icolls_SOURCES = test/pmpi/icolls.c
+test_pmpi_icolls_SOURCES = test/pmpi/icolls.c test/pmpi/pmpi_test.h
 TESTS += test/pmpi-check.sh
 EXTRA_DIST += test/pmpi-check.sh
 

@@ -24,6 +24,7 @@ typedef struct cached {
     int pending;  /* nonblocking calls in flight (under live_lock) */
     int orphan;   /* comm was freed with calls in flight: the last one's
                      end destroys tc */
+    tcomm_pmpi_backoff_t a2av; /* MPI_Alltoallv's (pmpi_alltoallv.c) */
     MPI_Comm comm;
     struct cached *prev, *next; /* live handles, freed at MPI_Finalize */
 } cached_t;
@@ -80,12 +81,12 @@ static void make_keyval(void)
         keyval = MPI_KEYVAL_INVALID;
 }
 
-static int is_internal(MPI_Comm comm)
+int tcomm_pmpi_internal(MPI_Comm comm)
 {
     void *v;
     int flag = 0;
     pthread_once(&keyval_once, make_keyval);
-    return keyval != MPI_KEYVAL_INVALID &&
+    return keyval != MPI_KEYVAL_INVALID && comm != MPI_COMM_NULL &&
            PMPI_Comm_get_attr(comm, keyval, &v, &flag) == MPI_SUCCESS &&
            flag && v == &internal_mark;
 }
@@ -95,7 +96,7 @@ TCOMM_PMPI_EXPORT int MPI_Comm_split_type(MPI_Comm comm, int type, int key,
 {
     int rc = PMPI_Comm_split_type(comm, type, key, info, out);
     if (rc == MPI_SUCCESS && *out != MPI_COMM_NULL &&
-        (tcomm_pmpi_inside || is_internal(comm)))
+        (tcomm_pmpi_inside || tcomm_pmpi_internal(comm)))
         PMPI_Comm_set_attr(*out, keyval, &internal_mark);
     return rc;
 }
@@ -188,6 +189,18 @@ tcomm_comm_t *tcomm_pmpi_comm(MPI_Comm comm, int *size, int *rank)
     return c->tc;
 }
 
+tcomm_comm_t *tcomm_pmpi_comm_a2av(MPI_Comm comm, int *size, int *rank,
+                                   tcomm_pmpi_backoff_t **backoff)
+{
+    cached_t *c = lookup(comm);
+    if (!c || !c->tc)
+        return NULL;
+    *size = c->size;
+    *rank = c->rank;
+    *backoff = &c->a2av;
+    return c->tc;
+}
+
 tcomm_comm_t *tcomm_pmpi_comm_acquire(MPI_Comm comm, int *size, int *rank,
                                       void **key)
 {
@@ -224,7 +237,9 @@ void tcomm_pmpi_free_all(void)
         /* the delete callback unlinks and destroys it */
         PMPI_Comm_delete_attr(c->comm, keyval);
     }
-    if (graph)
+    /* blocks of MPI_Alloc_mem not yet freed keep the graph */
+    if (graph && !tcomm_pmpi_blocks_live()) {
         tcomm_graph_destroy(graph);
-    graph = NULL;
+        graph = NULL;
+    }
 }

@@ -8,8 +8,8 @@
  * ierror optional (NULL when absent). MPICH's mpif.h and `use mpi`
  * bindings, and its mpi_f08 collectives (through their descriptor
  * wrappers), call the C MPI_ functions, which this library already is;
- * but its mpi_f08 MPI_Finalize calls PMPI_Finalize: that one is here for
- * both MPIs (the report, and tcomm's handles freed while MPI works). */
+ * but its mpi_f08 MPI_Barrier, MPI_Alloc_mem and MPI_Finalize call
+ * PMPI_ (`nm -D libmpichfort.so`): those are here for both MPIs. */
 #include "tcomm_pmpi.h"
 
 static void set_ierr(MPI_Fint *ierr, int rc)
@@ -22,6 +22,19 @@ static void set_ierr(MPI_Fint *ierr, int rc)
 static void f_finalize(MPI_Fint *ierr)
 {
     set_ierr(ierr, MPI_Finalize());
+}
+
+static void f_barrier(MPI_Fint *comm, MPI_Fint *ierr)
+{
+    set_ierr(ierr, MPI_Barrier(PMPI_Comm_f2c(*comm)));
+}
+
+/* baseptr: INTEGER(MPI_ADDRESS_KIND) (mpif.h) or TYPE(C_PTR), both one
+ * address written through the reference. */
+static void f_alloc_mem(MPI_Aint *size, MPI_Fint *info, void **baseptr,
+                        MPI_Fint *ierr)
+{
+    set_ierr(ierr, MPI_Alloc_mem(*size, PMPI_Info_f2c(*info), baseptr));
 }
 
 #if defined(OPEN_MPI) && OPEN_MPI
@@ -92,6 +105,21 @@ static void f_bcast(void *b, MPI_Fint *n, MPI_Fint *t, MPI_Fint *root,
     set_ierr(ierr, MPI_Bcast(c_buf(b), *n, TYPE(t), *root, COMM(comm)));
 }
 
+static void f_alltoallv(void *s, MPI_Fint *sn, MPI_Fint *sd, MPI_Fint *st,
+                        void *r, MPI_Fint *rn, MPI_Fint *rd, MPI_Fint *rt,
+                        MPI_Fint *comm, MPI_Fint *ierr)
+{
+    set_ierr(ierr, MPI_Alltoallv(c_buf(s), (int *)sn, (int *)sd, TYPE(st),
+                                 c_buf(r), (int *)rn, (int *)rd, TYPE(rt),
+                                 COMM(comm)));
+}
+
+/* base: the block itself (a choice buffer) */
+static void f_free_mem(void *base, MPI_Fint *ierr)
+{
+    set_ierr(ierr, MPI_Free_mem(base));
+}
+
 static void f_alltoall(void *s, MPI_Fint *sn, MPI_Fint *st, void *r,
                        MPI_Fint *rn, MPI_Fint *rt, MPI_Fint *comm,
                        MPI_Fint *ierr)
@@ -102,13 +130,17 @@ static void f_alltoall(void *s, MPI_Fint *sn, MPI_Fint *st, void *r,
 
 /* Every name gfortran and other compilers give the call: mpif.h and
  * `use mpi` (four manglings), `use mpi_f08` (NAME_f08_). */
+#define ALIAS(fn, name)                                                    \
+    extern __typeof__(fn) name;                                            \
+    TCOMM_PMPI_EXPORT __attribute__((alias(#fn))) __typeof__(fn) name
+#define NAMES4(fn, a, b, c, d)                                             \
+    ALIAS(fn, a);                                                          \
+    ALIAS(fn, b);                                                          \
+    ALIAS(fn, c);                                                          \
+    ALIAS(fn, d)
 #define NAMES(fn, a, b, c, d, e)                                           \
-    extern __typeof__(fn) a, b, c, d, e;                                   \
-    TCOMM_PMPI_EXPORT __attribute__((alias(#fn))) __typeof__(fn) a;        \
-    TCOMM_PMPI_EXPORT __attribute__((alias(#fn))) __typeof__(fn) b;        \
-    TCOMM_PMPI_EXPORT __attribute__((alias(#fn))) __typeof__(fn) c;        \
-    TCOMM_PMPI_EXPORT __attribute__((alias(#fn))) __typeof__(fn) d;        \
-    TCOMM_PMPI_EXPORT __attribute__((alias(#fn))) __typeof__(fn) e
+    NAMES4(fn, a, b, c, d);                                                \
+    ALIAS(fn, e)
 
 NAMES(f_allreduce, mpi_allreduce, mpi_allreduce_, mpi_allreduce__,
       MPI_ALLREDUCE, mpi_allreduce_f08_);
@@ -125,13 +157,28 @@ NAMES(f_bcast, mpi_bcast, mpi_bcast_, mpi_bcast__, MPI_BCAST,
       mpi_bcast_f08_);
 NAMES(f_alltoall, mpi_alltoall, mpi_alltoall_, mpi_alltoall__,
       MPI_ALLTOALL, mpi_alltoall_f08_);
+NAMES(f_alltoallv, mpi_alltoallv, mpi_alltoallv_, mpi_alltoallv__,
+      MPI_ALLTOALLV, mpi_alltoallv_f08_);
+NAMES(f_barrier, mpi_barrier, mpi_barrier_, mpi_barrier__, MPI_BARRIER,
+      mpi_barrier_f08_);
 NAMES(f_finalize, mpi_finalize, mpi_finalize_, mpi_finalize__,
       MPI_FINALIZE, mpi_finalize_f08_);
+NAMES(f_free_mem, mpi_free_mem, mpi_free_mem_, mpi_free_mem__,
+      MPI_FREE_MEM, mpi_free_mem_f08_);
+/* mpif.h's and `use mpi`'s TYPE(C_PTR) form has a name of its own */
+NAMES(f_alloc_mem, mpi_alloc_mem, mpi_alloc_mem_, mpi_alloc_mem__,
+      MPI_ALLOC_MEM, mpi_alloc_mem_f08_);
+NAMES4(f_alloc_mem, mpi_alloc_mem_cptr, mpi_alloc_mem_cptr_,
+       mpi_alloc_mem_cptr__, MPI_ALLOC_MEM_CPTR);
 
 #elif defined(MPICH)
 
-extern __typeof__(f_finalize) mpi_finalize_f08_;
-TCOMM_PMPI_EXPORT __attribute__((alias("f_finalize")))
-__typeof__(f_finalize) mpi_finalize_f08_;
+#define ALIAS(fn, name)                                                    \
+    extern __typeof__(fn) name;                                            \
+    TCOMM_PMPI_EXPORT __attribute__((alias(#fn))) __typeof__(fn) name
+
+ALIAS(f_finalize, mpi_finalize_f08_);
+ALIAS(f_barrier, mpi_barrier_f08_);
+ALIAS(f_alloc_mem, mpi_alloc_mem_f08_);
 
 #endif /* OPEN_MPI, MPICH */

@@ -36,7 +36,7 @@ TCOMM_PMPI_EXPORT int MPI_Iallreduce(const void *sbuf, void *rbuf, int count,
     if (!nb) {
         if (rc != MPI_SUCCESS)
             return rc;
-        tcomm_pmpi_passed(fn);
+        tcomm_pmpi_passed(fn, comm);
         return PMPI_Iallreduce(sbuf, rbuf, count, type, op, comm, req);
     }
     nb->bytes = (size_t)count * size;
@@ -72,7 +72,7 @@ TCOMM_PMPI_EXPORT int MPI_Ireduce_scatter_block(const void *sbuf,
     if (!nb) {
         if (rc != MPI_SUCCESS)
             return rc;
-        tcomm_pmpi_passed(fn);
+        tcomm_pmpi_passed(fn, comm);
         return PMPI_Ireduce_scatter_block(sbuf, rbuf, count, type, op, comm,
                                           req);
     }
@@ -116,7 +116,7 @@ TCOMM_PMPI_EXPORT int MPI_Iallgather(const void *sbuf, int scount,
     if (!nb) {
         if (rc != MPI_SUCCESS)
             return rc;
-        tcomm_pmpi_passed(fn);
+        tcomm_pmpi_passed(fn, comm);
         return PMPI_Iallgather(sbuf, scount, stype, rbuf, rcount, rtype,
                                comm, req);
     }
@@ -159,7 +159,7 @@ TCOMM_PMPI_EXPORT int MPI_Ibcast(void *buf, int count, MPI_Datatype type,
     if (!nb) {
         if (rc != MPI_SUCCESS)
             return rc;
-        tcomm_pmpi_passed(fn);
+        tcomm_pmpi_passed(fn, comm);
         return PMPI_Ibcast(buf, count, type, root, comm, req);
     }
     nb->bytes = (size_t)count * size;
@@ -190,7 +190,7 @@ TCOMM_PMPI_EXPORT int MPI_Ialltoall(const void *sbuf, int scount,
     if (!nb) {
         if (rc != MPI_SUCCESS)
             return rc;
-        tcomm_pmpi_passed(fn);
+        tcomm_pmpi_passed(fn, comm);
         return PMPI_Ialltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm,
                               req);
     }

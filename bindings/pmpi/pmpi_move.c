@@ -44,7 +44,7 @@ TCOMM_PMPI_EXPORT int MPI_Bcast(void *buf, int count, MPI_Datatype type,
         !take(PMPI_FN_BCAST, type, (size_t)count, comm, &size, &tc, &n,
               &me) ||
         root < 0 || root >= n) {
-        tcomm_pmpi_passed(PMPI_FN_BCAST);
+        tcomm_pmpi_passed(PMPI_FN_BCAST, comm);
         return PMPI_Bcast(buf, count, type, root, comm);
     }
     double t0 = tcomm_pmpi_now();
@@ -71,7 +71,7 @@ TCOMM_PMPI_EXPORT int MPI_Allgather(const void *sbuf, int scount,
         !take(PMPI_FN_ALLGATHER, rtype, (size_t)rcount, comm, &size, &tc,
               &n, &me) ||
         !tcomm_pmpi_send_matches(sbuf, scount, stype, (size_t)rcount * size)) {
-        tcomm_pmpi_passed(PMPI_FN_ALLGATHER);
+        tcomm_pmpi_passed(PMPI_FN_ALLGATHER, comm);
         return PMPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm);
     }
     double t0 = tcomm_pmpi_now();
@@ -114,7 +114,7 @@ TCOMM_PMPI_EXPORT int MPI_Allgatherv(const void *sbuf, int scount,
     if (!ok || n == 0 ||
         !take(fn, rtype, total / (size_t)n, comm, &size, &tc, &n, &me) ||
         !tcomm_pmpi_send_matches(sbuf, scount, stype, (size_t)counts[me] * size)) {
-        tcomm_pmpi_passed(fn);
+        tcomm_pmpi_passed(fn, comm);
         return PMPI_Allgatherv(sbuf, scount, stype, rbuf, counts, displs,
                                rtype, comm);
     }
@@ -161,7 +161,7 @@ TCOMM_PMPI_EXPORT int MPI_Alltoall(const void *sbuf, int scount,
         !take(PMPI_FN_ALLTOALL, rtype, (size_t)rcount, comm, &size, &tc, &n,
               &me) ||
         !tcomm_pmpi_send_matches(sbuf, scount, stype, (size_t)rcount * size)) {
-        tcomm_pmpi_passed(PMPI_FN_ALLTOALL);
+        tcomm_pmpi_passed(PMPI_FN_ALLTOALL, comm);
         return PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
     }
     double t0 = tcomm_pmpi_now();

@@ -35,7 +35,7 @@ TCOMM_PMPI_EXPORT int MPI_Allreduce(const void *sbuf, void *rbuf, int count,
     int n, me;
     if (count < 0 || !take(PMPI_FN_ALLREDUCE, type, op, (size_t)count, comm,
                            &dt, &top, &size, &tc, &n, &me)) {
-        tcomm_pmpi_passed(PMPI_FN_ALLREDUCE);
+        tcomm_pmpi_passed(PMPI_FN_ALLREDUCE, comm);
         return PMPI_Allreduce(sbuf, rbuf, count, type, op, comm);
     }
     double t0 = tcomm_pmpi_now();
@@ -94,7 +94,7 @@ TCOMM_PMPI_EXPORT int MPI_Reduce_scatter_block(const void *sbuf, void *rbuf,
     int n, me;
     if (count < 0 || !take(fn, type, op, (size_t)count, comm, &dt, &top,
                            &size, &tc, &n, &me)) {
-        tcomm_pmpi_passed(fn);
+        tcomm_pmpi_passed(fn, comm);
         return PMPI_Reduce_scatter_block(sbuf, rbuf, count, type, op, comm);
     }
     return scatter_block(fn, sbuf, rbuf, (size_t)count, dt, top, size, tc, n,
@@ -122,7 +122,7 @@ TCOMM_PMPI_EXPORT int MPI_Reduce_scatter(const void *sbuf, void *rbuf,
     }
     if (!ok || !take(fn, type, op, total, comm, &dt, &top, &size, &tc, &n,
                      &me)) {
-        tcomm_pmpi_passed(fn);
+        tcomm_pmpi_passed(fn, comm);
         return PMPI_Reduce_scatter(sbuf, rbuf, counts, type, op, comm);
     }
     /* equal counts: the block form, over the caller's buffers */

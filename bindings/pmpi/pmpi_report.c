@@ -14,6 +14,7 @@ static const char *const names[PMPI_FN_COUNT] = {
     "MPI_Allgather", "MPI_Allgatherv", "MPI_Bcast", "MPI_Alltoall",
     "MPI_Alltoallv", "MPI_Barrier", "MPI_Iallreduce", "MPI_Iallgather",
     "MPI_Ireduce_scatter_block", "MPI_Ibcast", "MPI_Ialltoall",
+    "MPI_Alloc_mem",
 };
 
 /* handled, passed, bytes and nanoseconds of the handled ones */
@@ -29,9 +30,10 @@ double tcomm_pmpi_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-void tcomm_pmpi_passed(tcomm_pmpi_fn_t fn)
+void tcomm_pmpi_passed(tcomm_pmpi_fn_t fn, MPI_Comm comm)
 {
-    if (tcomm_pmpi_report_on && !tcomm_pmpi_inside)
+    if (tcomm_pmpi_report_on && !tcomm_pmpi_inside &&
+        !tcomm_pmpi_internal(comm))
         __atomic_fetch_add(&counts[fn][PASSED], 1, __ATOMIC_RELAXED);
 }
 

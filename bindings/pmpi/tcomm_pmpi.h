@@ -22,7 +22,7 @@ typedef enum {
     PMPI_FN_ALLGATHER, PMPI_FN_ALLGATHERV, PMPI_FN_BCAST, PMPI_FN_ALLTOALL,
     PMPI_FN_ALLTOALLV, PMPI_FN_BARRIER, PMPI_FN_IALLREDUCE,
     PMPI_FN_IALLGATHER, PMPI_FN_IREDUCE_SCATTER_BLOCK, PMPI_FN_IBCAST,
-    PMPI_FN_IALLTOALL, PMPI_FN_COUNT
+    PMPI_FN_IALLTOALL, PMPI_FN_ALLOC_MEM, PMPI_FN_COUNT
 } tcomm_pmpi_fn_t;
 
 /* Nonzero while this thread runs tcomm on the interposer's behalf: the
@@ -51,6 +51,21 @@ int tcomm_pmpi_reduce_type(MPI_Datatype type, MPI_Op op, tcomm_dtype_t *dt,
  * serve it (then every rank gets NULL). *size is comm's size, *rank
  * this rank's. */
 tcomm_comm_t *tcomm_pmpi_comm(MPI_Comm comm, int *size, int *rank);
+
+/* MPI_Alltoallv's agreement, per communicator: after an agreement that
+ * passed the call, the next `skip` calls pass without one (the same on
+ * every rank: each saw the same answer and counts the same calls). */
+typedef struct {
+    unsigned skip, window;
+} tcomm_pmpi_backoff_t;
+
+/* tcomm_pmpi_comm, and comm's MPI_Alltoallv state. */
+tcomm_comm_t *tcomm_pmpi_comm_a2av(MPI_Comm comm, int *size, int *rank,
+                                   tcomm_pmpi_backoff_t **backoff);
+
+/* Is comm one of tcomm's own (its dup of a user's communicator, or made
+ * from one)? Only the report asks (an attribute lookup). */
+int tcomm_pmpi_internal(MPI_Comm comm);
 
 /* For a nonblocking call: comm's handle as tcomm_pmpi_comm, but NULL
  * unless every rank of comm has MPI_THREAD_MULTIPLE (a helper thread
@@ -82,7 +97,10 @@ int tcomm_pmpi_done(tcomm_pmpi_fn_t fn, MPI_Comm comm, tcomm_status_t st,
 
 /* Counting for the report. */
 double tcomm_pmpi_now(void);
-void tcomm_pmpi_passed(tcomm_pmpi_fn_t fn);
+/* An application's call passed to MPI: counted unless it is tcomm's own
+ * (this thread is inside a taken call, or comm is one tcomm made: its
+ * progress thread calls MPI on those). */
+void tcomm_pmpi_passed(tcomm_pmpi_fn_t fn, MPI_Comm comm);
 void tcomm_pmpi_handled(tcomm_pmpi_fn_t fn, size_t bytes, double t0);
 
 /* A taken nonblocking call (pmpi_nonblocking.c). */
@@ -117,5 +135,8 @@ int tcomm_pmpi_nb_failed(tcomm_pmpi_nb_t *nb, MPI_Comm comm,
  * then destroy every cached handle and the graph (MPI_Finalize). */
 void tcomm_pmpi_nb_stop(void);
 void tcomm_pmpi_free_all(void);
+
+/* Are blocks of MPI_Alloc_mem (tensors of the graph) still allocated? */
+int tcomm_pmpi_blocks_live(void);
 
 #endif /* TCOMM_PMPI_H */

@@ -6,11 +6,12 @@
  * result, one line per rank and call (to argv[1].RANK if given). test/pmpi-check.sh runs it with
  * and without the library and compares the lines. Values are small
  * integers, so floating sums are exact in any order. */
-#include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "pmpi_test.h"
 
 enum { I8, U8, I16, U16, I32, U32, I64, U64, F32, F64, CF, CD, RAW };
 typedef struct {
@@ -242,13 +243,35 @@ static void movements(MPI_Comm comm)
                     free(o2);
                 }
             }
-            /* MPI_Alltoallv: rank order, block c */
-            for (int r = 0; r < n; r++)
-                cnt[r] = c, dsp[r] = (n - 1 - r) * c;
-            fill(t, in, c * n, me, 0);
-            MPI_Alltoallv(in, cnt, dsp, t->type, out, cnt, dsp, t->type, comm);
-            snprintf(what, sizeof what, "alltoallv %s %d", t->name, c);
-            print(what, out, b * n);
+            /* MPI_Alltoallv: block c in reversed displacements; uneven
+               counts f(me, r) in rank order; symmetric ones in place */
+            for (int mode = 0; mode < 3; mode++) {
+                int *sc = malloc(sizeof(int) * 4 * n), *sd = sc + n,
+                    *rc = sc + 2 * n, *rd = sc + 3 * n, st = 0, rt = 0;
+                for (int r = 0; r < n; r++) {
+                    int f = mode == 1 ? (me + 2 * r) % 3 : (me + r) % 3;
+                    int g = mode == 1 ? (r + 2 * me) % 3 : (r + me) % 3;
+                    sc[r] = mode == 0 ? c : c ? c / n + f : 0;
+                    rc[r] = mode == 0 ? c : c ? c / n + g : 0;
+                }
+                for (int r = 0; r < n; r++) {
+                    int k = mode == 0 ? n - 1 - r : r;
+                    sd[k] = st, st += sc[k];
+                    rd[k] = rt, rt += rc[k];
+                }
+                char *a = malloc((size_t)(st + 1) * s);
+                char *o = malloc((size_t)(rt + 1) * s);
+                fill(t, a, st, me, 0);
+                fill(t, o, rt, me + 5, 0);
+                if (mode == 2)
+                    memcpy(o, a, (size_t)st * s);
+                MPI_Alltoallv(mode == 2 ? MPI_IN_PLACE : a, sc, sd, t->type,
+                              o, rc, rd, t->type, comm);
+                snprintf(what, sizeof what, "alltoallv %s %d mode%d", t->name,
+                         c, mode);
+                print(what, o, (size_t)rt * s);
+                free(sc), free(a), free(o);
+            }
             free(in), free(out), free(cnt), free(dsp);
         }
     }
@@ -309,17 +332,7 @@ static void run(MPI_Comm comm, const char *name, MPI_Op user)
 
 int main(int argc, char **argv)
 {
-    int provided;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
-    /* one file per rank (argv[1].RANK): the ranks' lines never mix */
-    if (argc > 1) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s.%d", argv[1], rank);
-        if (!freopen(path, "w", stdout))
-            MPI_Abort(MPI_COMM_WORLD, 2);
-    }
+    pmpi_test_start(&argc, &argv, MPI_THREAD_MULTIPLE, &rank, &nprocs);
     init_types();
     MPI_Op user;
     MPI_Op_create(user_sum, 1, &user);

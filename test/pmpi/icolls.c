@@ -8,11 +8,12 @@
  * MPI_THREAD_MULTIPLE, or MPI_THREAD_SINGLE when PMPI_TEST_LEVEL=single
  * (then every call passes to MPI). Values are small integers: floating
  * sums are exact in any order. */
-#include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "pmpi_test.h"
 
 enum { BIG = 1 << 15, SMALL = 8 }; /* doubles: 256 KiB and 64 bytes */
 static int rank, nprocs;
@@ -186,17 +187,8 @@ int main(int argc, char **argv)
 {
     const char *lv = getenv("PMPI_TEST_LEVEL");
     int want = lv && strcmp(lv, "single") == 0 ? MPI_THREAD_SINGLE
-                                               : MPI_THREAD_MULTIPLE,
-        got;
-    MPI_Init_thread(&argc, &argv, want, &got);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
-    if (argc > 1) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s.%d", argv[1], rank);
-        if (!freopen(path, "w", stdout))
-            MPI_Abort(MPI_COMM_WORLD, 2);
-    }
+                                               : MPI_THREAD_MULTIPLE;
+    pmpi_test_start(&argc, &argv, want, &rank, &nprocs);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     static const int sizes[] = {SMALL, BIG};
     for (int s = 0; s < 2; s++) {
