@@ -11,18 +11,10 @@
 
 #include <stdint.h>
 
-#include "tcomm.h"
+#include "tcomm_backend.h"
 
-typedef enum {
-    TCOMM_COLL_ALL_REDUCE = 1,
-    TCOMM_COLL_ALL_GATHER,
-    TCOMM_COLL_REDUCE_SCATTER,
-    TCOMM_COLL_BROADCAST,
-    TCOMM_COLL_BARRIER,
-    TCOMM_COLL_ALL_TO_ALL, /* contract 0.2 */
-    TCOMM_COLL_ALL_TO_ALL_V,
-    TCOMM_COLL_REDUCE_SCATTER_V
-} tcomm_coll_kind_t;
+/* The collectives: the public enum of tcomm_backend.h. */
+typedef tcomm_coll_t tcomm_coll_kind_t;
 #define TCOMM_COLL_KINDS (TCOMM_COLL_REDUCE_SCATTER_V + 1)
 
 /* The all-to-all exchanges come with pack+ (this rank's input packed)

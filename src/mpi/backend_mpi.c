@@ -105,73 +105,43 @@ static int on_host(const tcomm_tensor_t *in)
     return in->graph->space->is_host;
 }
 
-static tcomm_status_t mpi_all_reduce(void *state, const tcomm_tensor_t *in,
-                                     tcomm_op_t op, tcomm_tensor_t *out)
+tcomm_status_t tcomm_mpi_no_collective(const tcomm_coll_args_t *args)
 {
-    return on_host(in) ? tcomm_mpi_all_reduce(state, in, op, out)
-                       : tcomm_device_all_reduce(state, in, op, out);
+    return tcomm_backend_error(TCOMM_ERR_UNSUPPORTED,
+                               "the mpi backend has no collective %d (a "
+                               "front end newer than the backend)",
+                               (int)args->coll);
 }
 
-static tcomm_status_t mpi_all_gather(void *state, const tcomm_tensor_t *in,
-                                     int dim, const size_t *sizes,
-                                     tcomm_tensor_t *out)
+/* Every collective through the one slot that carries all of its
+ * arguments (all_to_all_v's host path reads the table of sizes the front
+ * end exchanged); device tensors go to src/mpi/device/. */
+static tcomm_status_t mpi_collective(void *state, const tcomm_coll_args_t *a)
 {
-    return on_host(in) ? tcomm_mpi_all_gather(state, in, dim, sizes, out)
-                       : tcomm_device_all_gather(state, in, dim, sizes, out);
-}
-
-static tcomm_status_t mpi_reduce_scatter(void *state,
-                                         const tcomm_tensor_t *in,
-                                         tcomm_op_t op, int dim,
-                                         tcomm_tensor_t *out)
-{
-    return on_host(in)
-               ? tcomm_mpi_reduce_scatter(state, in, op, dim, out)
-               : tcomm_device_reduce_scatter(state, in, op, dim, out);
-}
-
-static tcomm_status_t mpi_broadcast(void *state, const tcomm_tensor_t *in,
-                                    int root, tcomm_tensor_t *out)
-{
-    return on_host(in) ? tcomm_mpi_broadcast(state, in, root, out)
-                       : tcomm_device_broadcast(state, in, root, out);
-}
-
-static tcomm_status_t mpi_all_to_all(void *state, const tcomm_tensor_t *in,
-                                     int split_dim, int concat_dim,
-                                     tcomm_tensor_t *out)
-{
-    return on_host(in)
-               ? tcomm_mpi_all_to_all(state, in, split_dim, concat_dim, out)
-               : tcomm_device_all_to_all(state, in, split_dim, concat_dim,
-                                         out);
-}
-
-static tcomm_status_t mpi_all_to_all_v(void *state, const tcomm_tensor_t *in,
-                                       int split_dim,
-                                       const size_t *send_sizes,
-                                       int concat_dim,
-                                       const size_t *recv_sizes,
-                                       tcomm_tensor_t *out)
-{
-    return on_host(in) ? tcomm_mpi_all_to_all_v(state, in, split_dim,
-                                                send_sizes, concat_dim,
-                                                recv_sizes, out)
-                       : tcomm_device_all_to_all_v(state, in, split_dim,
-                                                   send_sizes, concat_dim,
-                                                   recv_sizes, out);
-}
-
-static tcomm_status_t mpi_reduce_scatter_v(void *state,
-                                           const tcomm_tensor_t *in,
-                                           tcomm_op_t op, int dim,
-                                           const size_t *sizes,
-                                           tcomm_tensor_t *out)
-{
-    return on_host(in)
-               ? tcomm_mpi_reduce_scatter_v(state, in, op, dim, sizes, out)
-               : tcomm_device_reduce_scatter_v(state, in, op, dim, sizes,
-                                               out);
+    if (a->coll == TCOMM_COLL_BARRIER)
+        return mpi_barrier(state);
+    if (!on_host(a->in))
+        return tcomm_device_collective(state, a);
+    const tcomm_tensor_t *in = a->in;
+    switch (a->coll) {
+    case TCOMM_COLL_ALL_REDUCE:
+        return tcomm_mpi_all_reduce(state, in, a->op, a->out);
+    case TCOMM_COLL_ALL_GATHER:
+        return tcomm_mpi_all_gather(state, in, a->dim, a->recv_sizes, a->out);
+    case TCOMM_COLL_REDUCE_SCATTER:
+        return tcomm_mpi_reduce_scatter(state, in, a->op, a->dim, a->out);
+    case TCOMM_COLL_BROADCAST:
+        return tcomm_mpi_broadcast(state, in, a->root, a->out);
+    case TCOMM_COLL_ALL_TO_ALL:
+        return tcomm_mpi_all_to_all(state, in, a->dim, a->concat_dim, a->out);
+    case TCOMM_COLL_ALL_TO_ALL_V:
+        return tcomm_mpi_all_to_all_v(state, a);
+    case TCOMM_COLL_REDUCE_SCATTER_V:
+        return tcomm_mpi_reduce_scatter_v(state, in, a->op, a->dim,
+                                          a->send_sizes, a->out);
+    default:
+        return tcomm_mpi_no_collective(a);
+    }
 }
 
 const tcomm_backend_ops_t tcomm_backend_mpi = {
@@ -180,16 +150,9 @@ const tcomm_backend_ops_t tcomm_backend_mpi = {
     .query = mpi_query,
     .allgather_bytes = mpi_allgather_bytes,
     .allreduce_min_i64 = mpi_allreduce_min_i64,
-    .all_reduce = mpi_all_reduce,
-    .all_gather = mpi_all_gather,
-    .reduce_scatter = mpi_reduce_scatter,
-    .broadcast = mpi_broadcast,
-    .barrier = mpi_barrier,
     .destroy = mpi_destroy,
-    .all_to_all = mpi_all_to_all,
-    .all_to_all_v = mpi_all_to_all_v,
-    .reduce_scatter_v = mpi_reduce_scatter_v,
     .allreduce_min_i64_carry = mpi_allreduce_min_i64_carry,
+    .collective = mpi_collective,
 };
 
 tcomm_status_t tcomm_mpi_check_ready(const char *fn)

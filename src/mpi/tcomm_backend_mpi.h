@@ -56,12 +56,10 @@ tcomm_status_t tcomm_mpi_broadcast(void *state, const tcomm_tensor_t *in,
 tcomm_status_t tcomm_mpi_all_to_all(void *state, const tcomm_tensor_t *in,
                                     int split_dim, int concat_dim,
                                     tcomm_tensor_t *out);
-tcomm_status_t tcomm_mpi_all_to_all_v(void *state, const tcomm_tensor_t *in,
-                                      int split_dim,
-                                      const size_t *send_sizes,
-                                      int concat_dim,
-                                      const size_t *recv_sizes,
-                                      tcomm_tensor_t *out);
+/* all_to_all_v reads the table of sizes and the extent the front end
+ * exchanged (tcomm_coll_args_t). */
+tcomm_status_t tcomm_mpi_all_to_all_v(void *state,
+                                      const tcomm_coll_args_t *args);
 tcomm_status_t tcomm_mpi_reduce_scatter_v(void *state,
                                           const tcomm_tensor_t *in,
                                           tcomm_op_t op, int dim,
@@ -135,5 +133,12 @@ tcomm_status_t tcomm_device_reduce_scatter_v(tcomm_mpi_state_t *st,
                                              tcomm_op_t op, int dim,
                                              const size_t *sizes,
                                              tcomm_tensor_t *out);
+/* Every collective on device tensors, from the backend's collective slot
+ * (src/mpi/device/device_path.c). */
+tcomm_status_t tcomm_device_collective(tcomm_mpi_state_t *st,
+                                       const tcomm_coll_args_t *args);
+/* TCOMM_ERR_UNSUPPORTED for a collective this backend does not know (a
+ * front end newer than it): src/mpi/backend_mpi.c. */
+tcomm_status_t tcomm_mpi_no_collective(const tcomm_coll_args_t *args);
 
 #endif /* TCOMM_BACKEND_MPI_H */
