@@ -12,12 +12,11 @@
 
 #include "tcomm_host_kernels.h"
 #include "tcomm_mpi_algo.h"
+#include "tcomm_node_call.h"
 
 static const tcomm_mpi_coll_table_t *const tables[] = {
-    &tcomm_mpi_all_reduce_table,
-    &tcomm_mpi_all_gather_table,
-    &tcomm_mpi_reduce_scatter_table,
-    &tcomm_mpi_broadcast_table,
+    &tcomm_mpi_all_reduce_table,     &tcomm_mpi_all_gather_table,
+    &tcomm_mpi_reduce_scatter_table, &tcomm_mpi_broadcast_table,
 };
 #define NTABLES ((int)(sizeof tables / sizeof tables[0]))
 
@@ -34,11 +33,36 @@ const tcomm_mpi_coll_table_t *tcomm_mpi_coll_table(tcomm_coll_t coll)
     return NULL;
 }
 
-tcomm_status_t tcomm_mpi_finish_avg(const tcomm_mpi_state_t *st,
-                                    tcomm_op_t op, tcomm_tensor_t *out)
+tcomm_status_t tcomm_mpi_finish_avg(const tcomm_mpi_state_t *st, tcomm_op_t op,
+                                    tcomm_tensor_t *out)
 {
     return tcomm_space_finish(&tcomm_memspace_host, NULL, out->dtype, op,
                               out->data, out->numel, st->size);
+}
+
+size_t tcomm_mpi_input_bytes(const tcomm_mpi_state_t *st,
+                             const tcomm_coll_args_t *a)
+{
+    (void)st;
+    return a->in->nbytes;
+}
+
+int tcomm_mpi_one_node(const tcomm_mpi_state_t *st, const tcomm_coll_args_t *a)
+{
+    (void)a;
+    return tcomm_node_copy_allowed(st);
+}
+
+int tcomm_mpi_deterministic(const tcomm_mpi_state_t *st,
+                            const tcomm_coll_args_t *a)
+{
+    (void)a;
+    return st->owner->deterministic;
+}
+
+int tcomm_mpi_any_order(const tcomm_mpi_state_t *st, const tcomm_coll_args_t *a)
+{
+    return !tcomm_mpi_deterministic(st, a);
 }
 
 /* Row i, if it applies: its status (TCOMM_MPI_NOT_APPLIED: the next). */
@@ -66,8 +90,7 @@ tcomm_status_t tcomm_mpi_algo_run(tcomm_mpi_state_t *st,
     if (first >= 0)
         s = try_row(st, t, first, a);
     for (int i = 0; i < t->count && s == TCOMM_MPI_NOT_APPLIED; i++)
-        if (i != first && bytes >= t->algos[i].from &&
-            bytes < t->algos[i].to)
+        if (i != first && bytes >= t->algos[i].from && bytes < t->algos[i].to)
             s = try_row(st, t, i, a);
     if (s != TCOMM_MPI_NOT_APPLIED)
         return s;
@@ -118,8 +141,7 @@ static const tcomm_mpi_coll_table_t *table_named(const char *s, size_t n)
     return NULL;
 }
 
-static int algo_named(const tcomm_mpi_coll_table_t *t, const char *s,
-                      size_t n)
+static int algo_named(const tcomm_mpi_coll_table_t *t, const char *s, size_t n)
 {
     for (int i = 0; i < t->count; i++) {
         const char *w = tcomm_path_word(t->algos[i].path);
@@ -136,10 +158,11 @@ static void names(char *buf, size_t len, const tcomm_mpi_coll_table_t *t)
     int count = t ? t->count : NTABLES;
     buf[0] = '\0';
     for (int i = 0; i < count && k < len; i++) {
-        const char *w = t ? tcomm_path_word(t->algos[i].path)
-                          : tables[i]->name;
+        const char *w = t ? tcomm_path_word(t->algos[i].path) : tables[i]->name;
         k += (size_t)snprintf(buf + k, len - k, "%s%s",
-                              i == 0 ? "" : i + 1 < count ? ", " : " or ",
+                              i == 0          ? ""
+                              : i + 1 < count ? ", "
+                                              : " or ",
                               w);
     }
 }
@@ -147,8 +170,7 @@ static void names(char *buf, size_t len, const tcomm_mpi_coll_table_t *t)
 /* One rule, NUL-terminated: [collective:]from-[to]:algorithm; *cur is
  * the collective of the rule before. */
 static int parse_rule(char *rule, tcomm_mpi_tune_t *tune,
-                      const tcomm_mpi_coll_table_t **cur, char *err,
-                      size_t len)
+                      const tcomm_mpi_coll_table_t **cur, char *err, size_t len)
 {
     char *part[3], list[256];
     int parts = 0;
@@ -163,7 +185,8 @@ static int parse_rule(char *rule, tcomm_mpi_tune_t *tune,
         return snprintf(err, len,
                         "\"%s\" is not a collective with a table of "
                         "algorithms (use %s)",
-                        part[0], list), -1;
+                        part[0], list),
+               -1;
     }
     char *range = part[parts - 2], *algo = part[parts - 1];
     char *dash = parts >= 2 ? strchr(range, '-') : NULL;
@@ -172,7 +195,8 @@ static int parse_rule(char *rule, tcomm_mpi_tune_t *tune,
                         "a rule is collective:from-to:algorithm (to may be "
                         "left out, and the collective after the first "
                         "rule), as in all_reduce:0-4k:mpi_allreduce,4k-:"
-                        "node_allreduce"), -1;
+                        "node_allreduce"),
+               -1;
     tcomm_mpi_tune_t *t = tune;
     int k = t->count;
     size_t from, to = TCOMM_MPI_ANY_SIZE;
@@ -181,16 +205,18 @@ static int parse_rule(char *rule, tcomm_mpi_tune_t *tune,
         return snprintf(err, len,
                         "\"%s\" is not a range of sizes from-to with from < "
                         "to (bytes, with k, m or g: 0-4k, 4k-)",
-                        range), -1;
+                        range),
+               -1;
     int row = algo_named(*cur, algo, strlen(algo));
     if (row < 0) {
         names(list, sizeof list, *cur);
         return snprintf(err, len, "\"%s\" is not an algorithm of %s (use %s)",
-                        algo, (*cur)->name, list), -1;
+                        algo, (*cur)->name, list),
+               -1;
     }
     if (k == TCOMM_MPI_TUNE_RULES)
-        return snprintf(err, len, "more than %d rules",
-                        TCOMM_MPI_TUNE_RULES), -1;
+        return snprintf(err, len, "more than %d rules", TCOMM_MPI_TUNE_RULES),
+               -1;
     t->rule[k].table = *cur;
     t->rule[k].algo = row;
     t->rule[k].from = from;
@@ -199,15 +225,15 @@ static int parse_rule(char *rule, tcomm_mpi_tune_t *tune,
     return 0;
 }
 
-int tcomm_mpi_tune_parse(const char *text, tcomm_mpi_tune_t *tune,
-                         char *err, size_t len)
+int tcomm_mpi_tune_parse(const char *text, tcomm_mpi_tune_t *tune, char *err,
+                         size_t len)
 {
     char buf[1024], *save = NULL;
     const tcomm_mpi_coll_table_t *cur = NULL;
     tune->count = 0;
     if (strlen(text) >= sizeof buf)
-        return snprintf(err, len, "longer than %zu characters",
-                        sizeof buf - 1), -1;
+        return snprintf(err, len, "longer than %zu characters", sizeof buf - 1),
+               -1;
     snprintf(buf, sizeof buf, "%s", text);
     for (char *rule = strtok_r(buf, ",", &save); rule;
          rule = strtok_r(NULL, ",", &save)) {

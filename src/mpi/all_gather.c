@@ -69,15 +69,13 @@ static tcomm_status_t node_run(tcomm_mpi_state_t *st,
     layout_t l;
     int done = 0;
     TCOMM_TRY(layout(st, a, &l));
-    int rc = tcomm_node_all_gather(st, a->in->data, a->out->data, l.outer,
-                                   l.rb, (int)a->in->dtype, &done);
-    return done_with(&l, rc == MPI_SUCCESS && !done
-                             ? (int)TCOMM_MPI_NOT_APPLIED
-                             : rc);
+    int rc = tcomm_node_all_gather(st, a->in->data, a->out->data, l.outer, l.rb,
+                                   (int)a->in->dtype, &done);
+    return done_with(&l, rc == MPI_SUCCESS && !done ? (int)TCOMM_MPI_NOT_APPLIED
+                                                    : rc);
 }
 
-static int along_dim0(const tcomm_mpi_state_t *st,
-                      const tcomm_coll_args_t *a)
+static int along_dim0(const tcomm_mpi_state_t *st, const tcomm_coll_args_t *a)
 {
     (void)st;
     return tcomm_shape_prod(a->in->shape, 0, a->dim) == 1;
@@ -112,7 +110,5 @@ static const tcomm_mpi_algo_t algos[] = {
      TCOMM_MPI_ANY_SIZE, NULL, reshape_run},
 };
 
-const tcomm_mpi_coll_table_t tcomm_mpi_all_gather_table = {
-    TCOMM_COLL_ALL_GATHER, "all_gather", "output bytes per rank",
-    bytes_per_rank, algos, (int)(sizeof algos / sizeof algos[0]),
-};
+TCOMM_MPI_TABLE(tcomm_mpi_all_gather_table, TCOMM_COLL_ALL_GATHER, "all_gather",
+                "output bytes per rank", bytes_per_rank);

@@ -7,19 +7,6 @@
 #include "tcomm_node_call.h"
 #include "tcomm_node_reduce.h"
 
-static size_t input_bytes(const tcomm_mpi_state_t *st,
-                          const tcomm_coll_args_t *a)
-{
-    (void)st;
-    return a->in->nbytes;
-}
-
-static int one_node(const tcomm_mpi_state_t *st, const tcomm_coll_args_t *a)
-{
-    (void)a;
-    return tcomm_node_copy_allowed(st);
-}
-
 /* Single copies through the node's arenas or cross-memory attach: the
  * rank-order fold, so deterministic mode takes it too. The tier (mapped
  * from 4 KiB, attach from TCOMM_NODE_ALL_REDUCE_MIN) is the node code's;
@@ -28,22 +15,14 @@ static tcomm_status_t node_run(tcomm_mpi_state_t *st,
                                const tcomm_coll_args_t *a)
 {
     const tcomm_tensor_t *in = a->in;
-    int tier = tcomm_node_reduce_applies(st, TCOMM_NODE_ALL_REDUCE, 1,
-                                         in->nbytes);
+    int tier =
+        tcomm_node_reduce_applies(st, TCOMM_NODE_ALL_REDUCE, 1, in->nbytes);
     int done = 0;
     if (tier == TCOMM_NODE_MPI)
         return TCOMM_MPI_NOT_APPLIED;
-    TCOMM_MPI_CHECK(tcomm_node_all_reduce(st, in->data, a->out->data,
-                                          in->numel, in->dtype, a->op, tier,
-                                          &done));
+    TCOMM_MPI_CHECK(tcomm_node_all_reduce(st, in->data, a->out->data, in->numel,
+                                          in->dtype, a->op, tier, &done));
     return done ? TCOMM_SUCCESS : TCOMM_MPI_NOT_APPLIED; /* AVG divided */
-}
-
-static int deterministic(const tcomm_mpi_state_t *st,
-                         const tcomm_coll_args_t *a)
-{
-    (void)a;
-    return st->owner->deterministic;
 }
 
 static tcomm_status_t ordered_run(tcomm_mpi_state_t *st,
@@ -53,13 +32,7 @@ static tcomm_status_t ordered_run(tcomm_mpi_state_t *st,
     return tcomm_mpi_finish_avg(st, a->op, a->out);
 }
 
-static int any_order(const tcomm_mpi_state_t *st, const tcomm_coll_args_t *a)
-{
-    return !deterministic(st, a);
-}
-
-static tcomm_status_t mpi_run(tcomm_mpi_state_t *st,
-                              const tcomm_coll_args_t *a)
+static tcomm_status_t mpi_run(tcomm_mpi_state_t *st, const tcomm_coll_args_t *a)
 {
     const tcomm_tensor_t *in = a->in;
     MPI_Op mop;
@@ -72,14 +45,12 @@ static tcomm_status_t mpi_run(tcomm_mpi_state_t *st,
 
 static const tcomm_mpi_algo_t algos[] = {
     {TCOMM_PATH_NODE_ALLREDUCE, "single copies on one node",
-     TCOMM_NODE_MAPPED_MIN, TCOMM_MPI_ANY_SIZE, one_node, node_run},
+     TCOMM_NODE_MAPPED_MIN, TCOMM_MPI_ANY_SIZE, tcomm_mpi_one_node, node_run},
     {TCOMM_PATH_MPI_ORDERED_FOLD, "rank-order fold (deterministic)", 0,
-     TCOMM_MPI_ANY_SIZE, deterministic, ordered_run},
+     TCOMM_MPI_ANY_SIZE, tcomm_mpi_deterministic, ordered_run},
     {TCOMM_PATH_MPI_ALLREDUCE, "MPI_Allreduce on host buffers", 0,
-     TCOMM_MPI_ANY_SIZE, any_order, mpi_run},
+     TCOMM_MPI_ANY_SIZE, tcomm_mpi_any_order, mpi_run},
 };
 
-const tcomm_mpi_coll_table_t tcomm_mpi_all_reduce_table = {
-    TCOMM_COLL_ALL_REDUCE, "all_reduce", "input bytes", input_bytes,
-    algos, (int)(sizeof algos / sizeof algos[0]),
-};
+TCOMM_MPI_TABLE(tcomm_mpi_all_reduce_table, TCOMM_COLL_ALL_REDUCE, "all_reduce",
+                "input bytes", tcomm_mpi_input_bytes);

@@ -15,22 +15,9 @@
  * (figures in doc/performance.md, "The baseline"); below, they are even. */
 #define TCOMM_MPI_REDUCE_SCATTER_COUNTS_MIN ((size_t)256 << 10)
 
-static size_t input_bytes(const tcomm_mpi_state_t *st,
-                          const tcomm_coll_args_t *a)
-{
-    (void)st;
-    return a->in->nbytes;
-}
-
 static size_t rows(const tcomm_coll_args_t *a)
 {
     return tcomm_shape_prod(a->in->shape, 0, a->dim);
-}
-
-static int one_node(const tcomm_mpi_state_t *st, const tcomm_coll_args_t *a)
-{
-    (void)a;
-    return tcomm_node_copy_allowed(st);
 }
 
 /* Single copies, the rank-order fold (deterministic mode takes it too);
@@ -42,30 +29,22 @@ static tcomm_status_t node_run(tcomm_mpi_state_t *st,
     const tcomm_tensor_t *in = a->in;
     size_t outer = rows(a);
     size_t chunk = a->out->numel / (outer ? outer : 1);
-    int tier = tcomm_node_reduce_applies(st, TCOMM_NODE_REDUCE_SCATTER,
-                                         outer, in->nbytes);
+    int tier = tcomm_node_reduce_applies(st, TCOMM_NODE_REDUCE_SCATTER, outer,
+                                         in->nbytes);
     int done = 0;
     if (tier == TCOMM_NODE_MPI)
         return TCOMM_MPI_NOT_APPLIED;
     TCOMM_MPI_CHECK(tcomm_node_reduce_scatter(st, in->data, a->out->data,
-                                              outer ? outer : 1, chunk,
-                                              a->dim, in->dtype, a->op, tier,
-                                              &done));
+                                              outer ? outer : 1, chunk, a->dim,
+                                              in->dtype, a->op, tier, &done));
     return done ? TCOMM_SUCCESS : TCOMM_MPI_NOT_APPLIED; /* AVG divided */
-}
-
-static int deterministic(const tcomm_mpi_state_t *st,
-                         const tcomm_coll_args_t *a)
-{
-    (void)a;
-    return st->owner->deterministic;
 }
 
 static tcomm_status_t ordered_run(tcomm_mpi_state_t *st,
                                   const tcomm_coll_args_t *a)
 {
-    TCOMM_TRY(tcomm_mpi_reduce_scatter_ordered(st, a->in, a->op, a->dim,
-                                               a->out));
+    TCOMM_TRY(
+        tcomm_mpi_reduce_scatter_ordered(st, a->in, a->op, a->dim, a->out));
     return tcomm_mpi_finish_avg(st, a->op, a->out);
 }
 
@@ -73,20 +52,20 @@ static tcomm_status_t ordered_run(tcomm_mpi_state_t *st,
  * output; not in deterministic mode. */
 static int flat(const tcomm_mpi_state_t *st, const tcomm_coll_args_t *a)
 {
-    return !deterministic(st, a) && (rows(a) == 1 || a->out->numel == 0);
+    return !tcomm_mpi_deterministic(st, a) &&
+           (rows(a) == 1 || a->out->numel == 0);
 }
 
 static int strided(const tcomm_mpi_state_t *st, const tcomm_coll_args_t *a)
 {
-    return !deterministic(st, a) && !flat(st, a);
+    return !tcomm_mpi_deterministic(st, a) && !flat(st, a);
 }
 
 /* MPI's reduction on every rank's block, then AVG's division. */
-static tcomm_status_t finish(tcomm_mpi_state_t *st,
-                             const tcomm_coll_args_t *a, int rc)
+static tcomm_status_t finish(tcomm_mpi_state_t *st, const tcomm_coll_args_t *a,
+                             int rc)
 {
-    TCOMM_TRY(tcomm_mpi_status(rc, "tcomm_reduce_scatter", __FILE__,
-                               __LINE__));
+    TCOMM_TRY(tcomm_mpi_status(rc, "tcomm_reduce_scatter", __FILE__, __LINE__));
     return tcomm_mpi_finish_avg(st, a->op, a->out);
 }
 
@@ -126,27 +105,23 @@ static tcomm_status_t reshape_run(tcomm_mpi_state_t *st,
     MPI_Op mop;
     TCOMM_MPI_CHECK(tcomm_mpi_op(a->in->dtype, a->op, &mop));
     return finish(st, a,
-                  tcomm_mpi_reduce_scatter_dim(a->in->data, a->out->data,
-                                               a->in->dtype, mop, outer,
-                                               a->out->numel / outer,
-                                               st->comm));
+                  tcomm_mpi_reduce_scatter_dim(
+                      a->in->data, a->out->data, a->in->dtype, mop, outer,
+                      a->out->numel / outer, st->comm));
 }
 
 static const tcomm_mpi_algo_t algos[] = {
     {TCOMM_PATH_NODE_REDUCE_SCATTER, "single copies on one node",
-     TCOMM_NODE_MAPPED_MIN, TCOMM_MPI_ANY_SIZE, one_node, node_run},
+     TCOMM_NODE_MAPPED_MIN, TCOMM_MPI_ANY_SIZE, tcomm_mpi_one_node, node_run},
     {TCOMM_PATH_MPI_ORDERED_FOLD, "rank-order fold (deterministic)", 0,
-     TCOMM_MPI_ANY_SIZE, deterministic, ordered_run},
+     TCOMM_MPI_ANY_SIZE, tcomm_mpi_deterministic, ordered_run},
     {TCOMM_PATH_MPI_REDUCE_SCATTER, "MPI_Reduce_scatter, equal counts",
-     TCOMM_MPI_REDUCE_SCATTER_COUNTS_MIN, TCOMM_MPI_ANY_SIZE, flat,
-     counts_run},
+     TCOMM_MPI_REDUCE_SCATTER_COUNTS_MIN, TCOMM_MPI_ANY_SIZE, flat, counts_run},
     {TCOMM_PATH_MPI_REDUCE_SCATTER_BLOCK, "MPI_Reduce_scatter_block", 0,
      TCOMM_MPI_ANY_SIZE, flat, block_run},
     {TCOMM_PATH_MPI_REDUCE_SCATTER_RESHAPE, "reshaping along dim > 0", 0,
      TCOMM_MPI_ANY_SIZE, strided, reshape_run},
 };
 
-const tcomm_mpi_coll_table_t tcomm_mpi_reduce_scatter_table = {
-    TCOMM_COLL_REDUCE_SCATTER, "reduce_scatter", "input bytes", input_bytes,
-    algos, (int)(sizeof algos / sizeof algos[0]),
-};
+TCOMM_MPI_TABLE(tcomm_mpi_reduce_scatter_table, TCOMM_COLL_REDUCE_SCATTER,
+                "reduce_scatter", "input bytes", tcomm_mpi_input_bytes);

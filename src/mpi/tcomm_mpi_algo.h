@@ -48,6 +48,12 @@ typedef struct tcomm_mpi_coll_table {
     int count; /* the last row applies to every call: the fallback */
 } tcomm_mpi_coll_table_t;
 
+/* A collective's table from the file's `algos` rows. */
+#define TCOMM_MPI_TABLE(var, coll, name, measure, bytes)                    \
+    const tcomm_mpi_coll_table_t var = {                                    \
+        coll, name, measure, bytes, algos,                                  \
+        (int)(sizeof algos / sizeof algos[0])}
+
 extern const tcomm_mpi_coll_table_t tcomm_mpi_all_reduce_table;
 extern const tcomm_mpi_coll_table_t tcomm_mpi_all_gather_table;
 extern const tcomm_mpi_coll_table_t tcomm_mpi_reduce_scatter_table;
@@ -85,6 +91,18 @@ int tcomm_mpi_tune_parse(const char *text, tcomm_mpi_tune_t *tune,
 /* The row TCOMM_TUNE puts first for bytes of the call of t (-1: none). */
 int tcomm_mpi_tune_pick(const tcomm_mpi_tune_t *tune,
                         const tcomm_mpi_coll_table_t *t, size_t bytes);
+
+/* What several tables share: the input's bytes as the measure; whether
+ * the call may copy between the node's ranks (one node, single copies
+ * allowed); deterministic mode, and its opposite. */
+size_t tcomm_mpi_input_bytes(const tcomm_mpi_state_t *st,
+                             const tcomm_coll_args_t *a);
+int tcomm_mpi_one_node(const tcomm_mpi_state_t *st,
+                       const tcomm_coll_args_t *a);
+int tcomm_mpi_deterministic(const tcomm_mpi_state_t *st,
+                            const tcomm_coll_args_t *a);
+int tcomm_mpi_any_order(const tcomm_mpi_state_t *st,
+                        const tcomm_coll_args_t *a);
 
 /* AVG's division after a SUM on host buffers; shared by the reductions. */
 tcomm_status_t tcomm_mpi_finish_avg(const tcomm_mpi_state_t *st,
