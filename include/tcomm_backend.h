@@ -37,7 +37,8 @@ typedef enum tcomm_coll {
     TCOMM_COLL_BARRIER,
     TCOMM_COLL_ALL_TO_ALL, /* contract 0.2 */
     TCOMM_COLL_ALL_TO_ALL_V,
-    TCOMM_COLL_REDUCE_SCATTER_V
+    TCOMM_COLL_REDUCE_SCATTER_V,
+    TCOMM_COLL_REDUCE /* tcomm 0.3: only through the collective slot */
 } tcomm_coll_t;
 
 /** @brief One collective call, as the front end hands it to a backend's
@@ -52,17 +53,17 @@ typedef struct tcomm_coll_args {
     /** Which collective. */
     tcomm_coll_t coll;
     /** The input (NULL: barrier) and the output, of the input's graph
-     *  (out == in: in place). */
+     *  (out == in: in place; reduce: NULL on ranks other than root). */
     const tcomm_tensor_t *in;
     tcomm_tensor_t *out;
-    /** The reduction op (all_reduce, reduce_scatter(_v)). */
+    /** The reduction op (all_reduce, reduce, reduce_scatter(_v)). */
     tcomm_op_t op;
     /** The dim (all_gather, reduce_scatter(_v)); all_to_all(_v): the
      *  split_dim. */
     int dim;
     /** all_to_all(_v): the concat_dim. */
     int concat_dim;
-    /** broadcast: the root. */
+    /** broadcast, reduce: the root. */
     int root;
     /** all_to_all_v's send_sizes, reduce_scatter_v's sizes (world size
      *  entries). */
@@ -164,7 +165,10 @@ typedef struct tcomm_backend_ops {
      *  end calls it instead of the per-collective slots above. A
      *  collective the backend does not have answers
      *  TCOMM_ERR_UNSUPPORTED with tcomm_backend_error() on every rank
-     *  alike, before any data moves. */
+     *  alike, before any data moves. Collectives added after 0.2
+     *  (reduce) have no slot of their own: without this one the front
+     *  end runs them through the older slots (reduce: all_reduce into a
+     *  scratch output on the ranks other than root). */
     tcomm_status_t (*collective)(void *state, const tcomm_coll_args_t *args);
 } tcomm_backend_ops_t;
 

@@ -10,7 +10,9 @@
  *   table of every rank's sizes and its extent, which only the MPI
  *   backend could see before.
  * - `collective` answering TCOMM_ERR_UNSUPPORTED refuses the call on
- *   every rank and leaves the communicator usable. */
+ *   every rank and leaves the communicator usable.
+ * - reduce, which has no slot of its own, runs through the old table's
+ *   all_reduce, and is refused by a collective slot that lacks it. */
 #include <check.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -244,10 +246,51 @@ static void check_all_to_all_v(ctx_t *c)
     tcomm_tensor_release(out);
 }
 
+/* reduce to rank 1 of rank r's [r * 10 + i]: 30 + 3 i there, out NULL
+ * elsewhere. The old table has no collective slot: its all_reduce runs
+ * it (into a scratch output off the root); the new one's collective
+ * slot does not know it: refused on every rank, naming the call. */
+static void check_reduce(ctx_t *c)
+{
+    float v[LEN], r[LEN];
+    for (int i = 0; i < LEN; i++)
+        v[i] = (float)(c->rank * 10 + i), r[i] = -1;
+    size_t shape[1] = {LEN};
+    tcomm_tensor_t *in = NULL, *out = NULL;
+    EXPECT(c, tcomm_tensor_from_host(c->g, TCOMM_F32, v, 1, shape, &in) == 0,
+           "from_host: %s", tcomm_last_error());
+    if (c->rank == 1)
+        EXPECT(c,
+               tcomm_tensor_from_host(c->g, TCOMM_F32, r, 1, shape, &out) == 0,
+               "from_host: %s", tcomm_last_error());
+    tcomm_status_t st = tcomm_reduce_into(c->comm, in, TCOMM_SUM, 1, out);
+    if (c->is_new) {
+        EXPECT(c,
+               st == TCOMM_ERR_UNSUPPORTED &&
+                   strstr(tcomm_last_error(), "tcomm_reduce_into") &&
+                   c->p->got.coll == TCOMM_COLL_REDUCE &&
+                   c->p->got.root == 1 && c->p->got.out == out,
+               "reduce: %d %s", st, tcomm_last_error());
+        if (out)
+            EXPECT(c, ((const float *)tcomm_tensor_data(out))[0] == -1,
+                   "reduce wrote out though refused");
+    } else if (EXPECT(c, st == TCOMM_SUCCESS, "reduce: %s",
+                      tcomm_last_error()) &&
+               out) {
+        const float *o = tcomm_tensor_data(out);
+        for (int i = 0; i < LEN; i++)
+            EXPECT(c, o[i] == (float)(30 + 3 * i), "reduce[%d] = %g", i,
+                   (double)o[i]);
+    }
+    tcomm_tensor_release(in);
+    tcomm_tensor_release(out);
+}
+
 static void body(ctx_t *c)
 {
     check_all_reduce(c);
     check_all_to_all_v(c);
+    check_reduce(c);
     /* a collective neither table has: refused alike, no data moved */
     size_t shape[1] = {N};
     tcomm_tensor_t *in = NULL, *out = NULL;
@@ -261,7 +304,8 @@ static void body(ctx_t *c)
     tcomm_tensor_release(in);
     EXPECT(c, tcomm_barrier(c->comm) == TCOMM_SUCCESS,
            "the communicator is usable after: %s", tcomm_last_error());
-    EXPECT(c, c->p->calls == 2, "backend calls: %d", c->p->calls);
+    EXPECT(c, c->p->calls == (c->is_new ? 2 : 3), "backend calls: %d",
+           c->p->calls);
 }
 
 static void *thread_main(void *arg)

@@ -15,7 +15,7 @@
 
 /* The collectives: the public enum of tcomm_backend.h. */
 typedef tcomm_coll_t tcomm_coll_kind_t;
-#define TCOMM_COLL_KINDS (TCOMM_COLL_REDUCE_SCATTER_V + 1)
+#define TCOMM_COLL_KINDS (TCOMM_COLL_REDUCE + 1)
 
 /* The all-to-all exchanges come with pack+ (this rank's input packed)
  * and +unpack (its output unpacked) as base + pack + 2 * unpack; the
@@ -43,6 +43,7 @@ typedef tcomm_coll_t tcomm_coll_kind_t;
     X(MPI_BCAST, "mpi_bcast")                                               \
     X(SHM_BCAST, "shm_bcast")                                               \
     X(MPI_BARRIER, "mpi_barrier")                                           \
+    X(MPI_REDUCE, "mpi_reduce")                                             \
     X(MPI_ALLTOALL, "mpi_alltoall")                                         \
     X(PACK_MPI_ALLTOALL, "pack+mpi_alltoall")                               \
     X(MPI_ALLTOALL_UNPACK, "mpi_alltoall+unpack")                           \

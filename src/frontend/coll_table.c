@@ -60,6 +60,13 @@ DISPATCH(do_reduce_scatter_v)
                                        a->send_sizes, a->out);
 }
 
+/* reduce, on a backend without the collective slot: all_reduce, into a
+ * scratch output off the root (collectives.c allocates it). */
+DISPATCH(do_reduce)
+{
+    return comm->ops->all_reduce(comm->state, a->in, a->op, a->out);
+}
+
 #define SLOT(op) offsetof(tcomm_backend_ops_t, op)
 
 static const tcomm_coll_desc_t colls[] = {
@@ -95,6 +102,9 @@ static const tcomm_coll_desc_t colls[] = {
                                      TCOMM_OUT_SPLIT_V, 1,
                                      SLOT(reduce_scatter_v),
                                      do_reduce_scatter_v},
+    [TCOMM_COLL_REDUCE] = {"reduce",
+                           TCOMM_ARG_TENSOR | TCOMM_ARG_OP | TCOMM_ARG_ROOT,
+                           TCOMM_OUT_ROOT, 1, SLOT(all_reduce), do_reduce},
 };
 
 const tcomm_coll_desc_t *tcomm_coll_desc(int kind)

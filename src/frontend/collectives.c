@@ -178,8 +178,12 @@ static tcomm_status_t run_call(tcomm_comm_t *comm, const tcomm_call_t *c)
             local = tcomm_error(TCOMM_ERR_NO_MEMORY,
                                 "%s: out of host memory", c->fn);
     }
+    /* reduce off its root has no output; through all_reduce (no
+     * collective slot) it needs a scratch one */
+    int no_output = TCOMM_NO_OUTPUT_HERE(c, me);
+    int scratch = no_output && !TCOMM_HAS_OP(comm, collective);
     /* Allocate before agreeing, so that a failure is agreed on too. */
-    if (local == TCOMM_SUCCESS && c->out && !exchanged)
+    if (local == TCOMM_SUCCESS && ((c->out && !exchanged) || scratch))
         local = alloc_output(c, me, n, NULL, &fresh);
     tcomm_call_t in_place;
     if (local == TCOMM_SUCCESS && needs_copy(c)) {
@@ -197,11 +201,11 @@ static tcomm_status_t run_call(tcomm_comm_t *comm, const tcomm_call_t *c)
     if (st == TCOMM_SUCCESS && agreement_was_barrier(comm, c))
         tcomm_note_path(comm, c->kind, TCOMM_PATH_AGREEMENT,
                         "barrier: the agreement's round was the barrier");
+    tcomm_tensor_t *target = c->into && !no_output ? c->into : fresh;
     if (st == TCOMM_SUCCESS && eager.carried) { /* no op to dispatch */
-        st = tcomm_eager_run(comm, c, &eager, sizes,
-                             c->into ? c->into : fresh);
+        st = tcomm_eager_run(comm, c, &eager, sizes, target);
     } else if (st == TCOMM_SUCCESS && !agreement_was_barrier(comm, c)) {
-        st = dispatch(comm, c, sizes, &v, c->into ? c->into : fresh);
+        st = dispatch(comm, c, sizes, &v, target);
         /* the peers' state is unknown now, unless the backend refused
          * the call before moving data (tcomm_backend_ops_t::collective) */
         if (st != TCOMM_SUCCESS &&
@@ -221,6 +225,8 @@ static tcomm_status_t run_call(tcomm_comm_t *comm, const tcomm_call_t *c)
     }
     if (c->out)
         *c->out = fresh;
+    else /* the scratch output, if any */
+        tcomm_tensor_release(fresh);
     return TCOMM_SUCCESS;
 }
 
@@ -319,6 +325,13 @@ tcomm_status_t tcomm_broadcast_into(tcomm_comm_t *comm,
 {
     return run(comm, CALL(TCOMM_COLL_BROADCAST, "tcomm_broadcast_into",
                           .in = in, .into = out, .root = root));
+}
+
+tcomm_status_t tcomm_reduce_into(tcomm_comm_t *comm, const tcomm_tensor_t *in,
+                                 tcomm_op_t op, int root, tcomm_tensor_t *out)
+{
+    return run(comm, CALL(TCOMM_COLL_REDUCE, "tcomm_reduce_into", .in = in,
+                          .into = out, .op = op, .root = root));
 }
 
 tcomm_status_t tcomm_all_to_all(tcomm_comm_t *comm, const tcomm_tensor_t *in,

@@ -33,8 +33,14 @@ typedef enum {
     TCOMM_OUT_ALL_TO_ALL_V, /* [dim]: send_sizes[rank] (dim != concat_dim),
                                [concat_dim]: the sum of what arrives,
                                exchanged */
-    TCOMM_OUT_SPLIT_V       /* [dim]: sizes[rank] */
+    TCOMM_OUT_SPLIT_V,      /* [dim]: sizes[rank] */
+    TCOMM_OUT_ROOT          /* the input's shape on root; none elsewhere
+                               (reduce: out may be NULL there) */
 } tcomm_out_rule_t;
+
+/* Whether rank has no output in the call (reduce off its root). */
+#define TCOMM_NO_OUTPUT_HERE(c, rank)                                       \
+    ((c)->desc->out == TCOMM_OUT_ROOT && (rank) != (c)->root)
 
 /* Rules whose output size along a dim is known only once the ranks have
  * exchanged their sizes (after the agreement). */

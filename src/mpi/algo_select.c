@@ -17,6 +17,7 @@
 static const tcomm_mpi_coll_table_t *const tables[] = {
     &tcomm_mpi_all_reduce_table,     &tcomm_mpi_all_gather_table,
     &tcomm_mpi_reduce_scatter_table, &tcomm_mpi_broadcast_table,
+    &tcomm_mpi_reduce_table,
 };
 #define NTABLES ((int)(sizeof tables / sizeof tables[0]))
 

@@ -20,7 +20,7 @@ libtcomm_internal_la_SOURCES += \
 # the one choice among them (TCOMM_TUNE).
 libtcomm_internal_la_SOURCES += src/mpi/tcomm_mpi_algo.h \
 	src/mpi/algo_select.c src/mpi/all_reduce.c src/mpi/all_gather.c \
-	src/mpi/reduce_scatter.c src/mpi/broadcast.c
+	src/mpi/reduce_scatter.c src/mpi/broadcast.c src/mpi/reduce.c
 
 # reduce_scatter_v's pipeline along any dim (issue 16).
 libtcomm_internal_la_SOURCES += src/mpi/reduce_scatter_v_pipe.c

@@ -58,6 +58,7 @@ extern const tcomm_mpi_coll_table_t tcomm_mpi_all_reduce_table;
 extern const tcomm_mpi_coll_table_t tcomm_mpi_all_gather_table;
 extern const tcomm_mpi_coll_table_t tcomm_mpi_reduce_scatter_table;
 extern const tcomm_mpi_coll_table_t tcomm_mpi_broadcast_table;
+extern const tcomm_mpi_coll_table_t tcomm_mpi_reduce_table;
 
 /* The table of coll (NULL: its choice is not a table yet); the i-th of
  * them all, for listing (NULL past the last). */
