@@ -3,7 +3,8 @@
  * tests' own reference (test/mpi_reference.c): every dtype and op, every
  * root, into a separate out, in place, with out NULL or a tensor off the
  * root (which must stay as it was); small calls (carried by the
- * agreement) and large ones (the backend's MPI_Reduce), deterministic
+ * agreement) and large ones (the single copies on one node, and
+ * MPI_Reduce through TCOMM_TUNE), deterministic
  * mode, sim device tensors, tcomm_reduce_start; and the errors: a root
  * out of range, out NULL on the root, roots or ops that differ, each on
  * every rank, with nobody hanging. */
@@ -17,10 +18,14 @@
 
 #include "mpi_reference.h"
 #include "mpi_suite.h"
+#include "tcomm_config.h"
 #include "tcomm_mpi.h"
 #include "tcomm_sim.h"
 
 static tcomm_comm_t *comm;
+/* TCOMM_TUNE=reduce:0-:mpi_reduce: MPI_Reduce at every size, where comm
+ * takes the single copies from 4 KiB on one node */
+static tcomm_comm_t *comm_mpi_reduce;
 static tcomm_graph_t *host_graph, *sim_graph;
 static int rank, nranks;
 
@@ -112,6 +117,11 @@ START_TEST(every_dtype_op_root_form)
                 reduce_case(host_graph, d, op, 5, root, form);
                 reduce_case(host_graph, d, op, 3000, root, form);
             }
+        tcomm_comm_t *keep = comm;
+        comm = comm_mpi_reduce;
+        reduce_case(host_graph, d, op, 3000, 0, FORM_INTO);
+        reduce_case(host_graph, d, op, 3000, nranks - 1, FORM_INPLACE);
+        comm = keep;
         reduce_case(sim_graph, d, op, 3000, nranks - 1, FORM_INTO);
         reduce_case(sim_graph, d, op, 7, 0, FORM_NULL_ELSEWHERE);
     }
@@ -204,6 +214,11 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     tcomm_comm_create_mpi(MPI_COMM_WORLD, &comm);
+    setenv("TCOMM_TUNE", "reduce:0-:mpi_reduce", 1);
+    tcomm_config_reload();
+    tcomm_comm_create_mpi(MPI_COMM_WORLD, &comm_mpi_reduce);
+    unsetenv("TCOMM_TUNE");
+    tcomm_config_reload();
     tcomm_graph_create((tcomm_device_t){TCOMM_DEVICE_HOST, 0}, &host_graph);
     tcomm_graph_create_sim(0, &sim_graph);
     Suite *s = suite_create("mpi_reduce");
@@ -216,6 +231,7 @@ int main(int argc, char **argv)
     int failed = tcomm_test_run_suite(s, 0);
     tcomm_graph_destroy(sim_graph);
     tcomm_graph_destroy(host_graph);
+    tcomm_comm_destroy(comm_mpi_reduce);
     tcomm_comm_destroy(comm);
     MPI_Finalize();
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;

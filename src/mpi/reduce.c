@@ -5,6 +5,8 @@
  * byte ranges count the input's bytes. Off the root, args->out is NULL. */
 #include "tcomm_mpi_algo.h"
 #include "tcomm_mpi_kernels.h"
+#include "tcomm_node_call.h"
+#include "tcomm_node_reduce.h"
 
 /* The root's output, or a scratch tensor like the input elsewhere, for
  * the algorithms that leave the result on every rank. */
@@ -40,6 +42,27 @@ static tcomm_status_t ordered_run(tcomm_mpi_state_t *st,
     return s;
 }
 
+/* all_reduce's single copies on one node (the rank-order fold, so
+ * deterministic mode may take it), into a scratch output off the root:
+ * each rank folds its 1/n of the tensor and writes it to every rank's
+ * output. */
+static tcomm_status_t node_run(tcomm_mpi_state_t *st,
+                               const tcomm_coll_args_t *a)
+{
+    const tcomm_tensor_t *in = a->in;
+    int done = 0, tier = tcomm_node_reduce_applies(st, TCOMM_NODE_ALL_REDUCE, 1,
+                                                   in->nbytes);
+    if (tier == TCOMM_NODE_MPI)
+        return TCOMM_MPI_NOT_APPLIED;
+    tcomm_tensor_t *out;
+    TCOMM_TRY(output(st, a, &out));
+    int rc = tcomm_node_all_reduce(st, in->data, out->data, in->numel,
+                                   in->dtype, a->op, tier, &done);
+    done_with(a, out);
+    TCOMM_MPI_CHECK(rc);
+    return done ? TCOMM_SUCCESS : TCOMM_MPI_NOT_APPLIED; /* AVG divided */
+}
+
 /* MPI_Reduce, in pieces of at most tcomm_mpi_count_limit() elements. */
 static tcomm_status_t mpi_run(tcomm_mpi_state_t *st, const tcomm_coll_args_t *a)
 {
@@ -62,6 +85,8 @@ static tcomm_status_t mpi_run(tcomm_mpi_state_t *st, const tcomm_coll_args_t *a)
 }
 
 static const tcomm_mpi_algo_t algos[] = {
+    {TCOMM_PATH_NODE_ALLREDUCE, "single copies on one node (all_reduce's)",
+     TCOMM_NODE_MAPPED_MIN, TCOMM_MPI_ANY_SIZE, tcomm_mpi_one_node, node_run},
     {TCOMM_PATH_MPI_ORDERED_FOLD, "rank-order fold (deterministic)", 0,
      TCOMM_MPI_ANY_SIZE, tcomm_mpi_deterministic, ordered_run},
     {TCOMM_PATH_MPI_REDUCE, "MPI_Reduce on host buffers", 0, TCOMM_MPI_ANY_SIZE,
