@@ -254,6 +254,30 @@ static double bcast_expect(const bench_run_t *r, size_t i)
     return bench_input_value(r, 0, i);
 }
 
+/* ---- reduce (root 0, as OSU's osu_reduce) ---- */
+
+static tcomm_status_t reduce_run(bench_run_t *r)
+{
+    return tcomm_reduce_into(r->comm, r->in, TCOMM_SUM, 0,
+                             r->rank == 0 ? r->out : NULL);
+}
+
+static int reduce_mpi(bench_run_t *r)
+{
+    return MPI_Reduce(r->mpi_in, r->mpi_out, (int)r->mpi_count, r->mpi_type,
+                      MPI_SUM, 0, r->mpi);
+}
+
+/* The sum on the root; elsewhere out stays poisoned (bench_poison). */
+static double reduce_expect(const bench_run_t *r, size_t i)
+{
+    unsigned char poison[8];
+    if (r->rank == 0)
+        return sum_over_ranks(r, i);
+    bench_poison(poison, sizeof poison);
+    return bench_load(r->opt->dtype, poison, 0);
+}
+
 /* ---- barrier ---- */
 
 static bench_size_t barrier_setup(bench_run_t *r, size_t bytes)
@@ -322,6 +346,8 @@ static const bench_coll_t colls[BENCH_ALLTOALL] = {
      factor_one, bcast_run, bcast_mpi, bcast_expect, NULL, NULL},
     {BENCH_BARRIER, "barrier", "Barrier", 0, 0, barrier_setup, no_bytes,
      factor_one, barrier_run, barrier_mpi, NULL, NULL, NULL},
+    {BENCH_REDUCE, "reduce", "Reduce", 1, 0, allreduce_setup, bytes_per_rank,
+     factor_one, reduce_run, reduce_mpi, reduce_expect, NULL, NULL},
 };
 
 const bench_coll_t *bench_coll_find(const char *name)
@@ -353,6 +379,7 @@ const char *bench_mpi_call(const bench_run_t *r, int form)
         return form ? "MPI_Reduce_scatter" : "MPI_Reduce_scatter_block";
     case BENCH_BCAST: return "MPI_Bcast";
     case BENCH_BARRIER: return "MPI_Barrier";
+    case BENCH_REDUCE: return "MPI_Reduce";
     case BENCH_ALLTOALL:
         return r->opt->uneven ? "MPI_Alltoallv" : "MPI_Alltoall";
     case BENCH_KIND_COUNT: break;

@@ -136,7 +136,8 @@ static int takes(bench_for_t f, const bench_coll_t *coll, int nonblocking)
     case FOR_UNEVEN: return coll->kind == BENCH_ALLTOALL && !nonblocking;
     case FOR_REDUCTION:
         return coll->kind == BENCH_ALLREDUCE ||
-               coll->kind == BENCH_REDUCE_SCATTER;
+               coll->kind == BENCH_REDUCE_SCATTER ||
+               coll->kind == BENCH_REDUCE;
     case FOR_BLOCKING: return !nonblocking;
     case FOR_NONBLOCKING: return nonblocking;
     }

@@ -42,7 +42,8 @@ bin_PROGRAMS += \
 	bench/osu_tcomm_reduce_scatter \
 	bench/osu_tcomm_bcast \
 	bench/osu_tcomm_barrier \
-	bench/osu_tcomm_alltoall
+	bench/osu_tcomm_alltoall \
+	bench/osu_tcomm_reduce
 
 bench_osu_tcomm_allreduce_SOURCES = bench/osu_tcomm.c
 bench_osu_tcomm_allreduce_CPPFLAGS = $(BENCH_CPPFLAGS) \
@@ -72,6 +73,10 @@ bench_osu_tcomm_alltoall_SOURCES = bench/osu_tcomm.c
 bench_osu_tcomm_alltoall_CPPFLAGS = $(BENCH_CPPFLAGS) \
 	-DTCOMM_BENCH_COLL=alltoall
 bench_osu_tcomm_alltoall_LDADD = $(BENCH_LDADD)
+
+bench_osu_tcomm_reduce_SOURCES = bench/osu_tcomm.c
+bench_osu_tcomm_reduce_CPPFLAGS = $(BENCH_CPPFLAGS) -DTCOMM_BENCH_COLL=reduce
+bench_osu_tcomm_reduce_LDADD = $(BENCH_LDADD)
 
 # The nonblocking programs, osu_tcomm_i<collective>: the same source
 # with -DTCOMM_BENCH_NONBLOCKING (OSU's nonblocking layout).

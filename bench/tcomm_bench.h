@@ -37,6 +37,7 @@ typedef enum {
     BENCH_REDUCE_SCATTER,
     BENCH_BCAST,
     BENCH_BARRIER,
+    BENCH_REDUCE,          /* the result on root 0 only */
     BENCH_ALLTOALL,        /* bench/bench_alltoall.c */
     BENCH_KIND_COUNT
 } bench_kind_t;

@@ -5,13 +5,14 @@
 # test that the reference documents every setting, configure option,
 # error code and harness option, and `make distcheck`'s configuration.
 
-# Man pages: hand-written troff. osu_tcomm_allreduce.1 describes the six
-# harness programs; the other five are .so links to it.
+# Man pages: hand-written troff. osu_tcomm_allreduce.1 describes the seven
+# harness programs; the other six are .so links to it.
 # osu_tcomm_iallreduce.1 the five nonblocking ones (four links).
 dist_man_MANS = doc/man/tcomm_info.1 doc/man/osu_tcomm_allreduce.1 \
 	doc/man/osu_tcomm_allgather.1 doc/man/osu_tcomm_reduce_scatter.1 \
 	doc/man/osu_tcomm_bcast.1 doc/man/osu_tcomm_barrier.1 \
-	doc/man/osu_tcomm_alltoall.1 doc/man/osu_tcomm_iallreduce.1 \
+	doc/man/osu_tcomm_alltoall.1 doc/man/osu_tcomm_reduce.1 \
+	doc/man/osu_tcomm_iallreduce.1 \
 	doc/man/osu_tcomm_iallgather.1 doc/man/osu_tcomm_ireduce_scatter.1 \
 	doc/man/osu_tcomm_ibcast.1 doc/man/osu_tcomm_ialltoall.1 \
 	doc/man/tcomm_pmpi.7

@@ -49,11 +49,12 @@ extern "C" {
 #endif
 
 /** @brief Major version of these headers (tcomm_get_version() gives the
- *  library's). MAJOR.MINOR is the contract they implement (0.2: the
- *  seed's calls, all_to_all, the _v forms and the nonblocking calls). */
+ *  library's). MAJOR.MINOR is the contract they implement (0.3: the
+ *  seed's calls, all_to_all, the _v forms, the nonblocking calls and
+ *  reduce). */
 #define TCOMM_VERSION_MAJOR 0
 /** @brief Minor version of these headers. */
-#define TCOMM_VERSION_MINOR 2
+#define TCOMM_VERSION_MINOR 3
 /** @brief Patch version of these headers. */
 #define TCOMM_VERSION_PATCH 0
 
@@ -256,6 +257,14 @@ TCOMM_EXPORT tcomm_status_t tcomm_reduce_scatter_into(tcomm_comm_t *comm,
 TCOMM_EXPORT tcomm_status_t tcomm_broadcast_into(tcomm_comm_t *comm,
                                                  const tcomm_tensor_t *in,
                                                  int root, tcomm_tensor_t *out);
+/** @brief MPI_Reduce's semantics (contract 0.3): the reduction over the
+ *  ranks of @p in with @p op lands in @p out on rank @p root only (the
+ *  input's shape and dtype, on its graph; out == in: in place). On the
+ *  other ranks @p out is not read nor written and may be NULL. */
+TCOMM_EXPORT tcomm_status_t tcomm_reduce_into(tcomm_comm_t *comm,
+                                              const tcomm_tensor_t *in,
+                                              tcomm_op_t op, int root,
+                                              tcomm_tensor_t *out);
 
 /** @brief Split @p in along @p split_dim into world_size equal chunks;
  *  chunk j goes to rank j, and each rank concatenates the chunks it
@@ -330,6 +339,12 @@ TCOMM_EXPORT tcomm_status_t tcomm_broadcast_start(tcomm_comm_t *comm,
                                                   int root,
                                                   tcomm_tensor_t *out,
                                                   tcomm_request_t **req);
+/** @brief Nonblocking tcomm_reduce_into() (contract 0.3). */
+TCOMM_EXPORT tcomm_status_t tcomm_reduce_start(tcomm_comm_t *comm,
+                                               const tcomm_tensor_t *in,
+                                               tcomm_op_t op, int root,
+                                               tcomm_tensor_t *out,
+                                               tcomm_request_t **req);
 /** @brief Nonblocking tcomm_all_to_all_into(). */
 TCOMM_EXPORT tcomm_status_t tcomm_all_to_all_start(tcomm_comm_t *comm,
                                                    const tcomm_tensor_t *in,

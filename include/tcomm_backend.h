@@ -28,6 +28,60 @@
 extern "C" {
 #endif
 
+/** @brief The collectives, as tcomm_coll_args_t::coll names them. */
+typedef enum tcomm_coll {
+    TCOMM_COLL_ALL_REDUCE = 1,
+    TCOMM_COLL_ALL_GATHER,
+    TCOMM_COLL_REDUCE_SCATTER,
+    TCOMM_COLL_BROADCAST,
+    TCOMM_COLL_BARRIER,
+    TCOMM_COLL_ALL_TO_ALL, /* contract 0.2 */
+    TCOMM_COLL_ALL_TO_ALL_V,
+    TCOMM_COLL_REDUCE_SCATTER_V,
+    TCOMM_COLL_REDUCE /* tcomm 0.3: only through the collective slot */
+} tcomm_coll_t;
+
+/** @brief One collective call, as the front end hands it to a backend's
+ *  `collective` slot after validating it, agreeing on it across ranks and
+ *  allocating its output: every argument of every collective, and what
+ *  the front end exchanged between the ranks. Fields a collective does
+ *  not take are 0 or NULL. New fields are only ever added at the end;
+ *  `size` says which ones this call has. */
+typedef struct tcomm_coll_args {
+    /** sizeof(tcomm_coll_args_t) of the tcomm that filled it. */
+    size_t size;
+    /** Which collective. */
+    tcomm_coll_t coll;
+    /** The input (NULL: barrier) and the output, of the input's graph
+     *  (out == in: in place; reduce: NULL on ranks other than root). */
+    const tcomm_tensor_t *in;
+    tcomm_tensor_t *out;
+    /** The reduction op (all_reduce, reduce, reduce_scatter(_v)). */
+    tcomm_op_t op;
+    /** The dim (all_gather, reduce_scatter(_v)); all_to_all(_v): the
+     *  split_dim. */
+    int dim;
+    /** all_to_all(_v): the concat_dim. */
+    int concat_dim;
+    /** broadcast, reduce: the root. */
+    int root;
+    /** all_to_all_v's send_sizes, reduce_scatter_v's sizes (world size
+     *  entries). */
+    const size_t *send_sizes;
+    /** What the front end exchanged (world size entries): all_gather's
+     *  sizes[r] (rank r's size along dim), all_to_all_v's recv_sizes[r]
+     *  (along concat_dim, what rank r sends here). */
+    const size_t *recv_sizes;
+    /** all_to_all_v: the table every rank saw, a row of world size + 1
+     *  per rank (its size along concat_dim, then its send_sizes), so
+     *  that a rank can find each peer's pieces without asking; NULL where
+     *  the front end did not exchange it. */
+    const int64_t *size_table;
+    /** all_to_all_v: the largest size along the dims any rank's input or
+     *  output has (the same on every rank: a path chosen from it is). */
+    size_t extent_max;
+} tcomm_coll_args_t;
+
 /** @brief A backend: the operations the front end calls, each given the
  *  @p state passed to tcomm_comm_create_custom(). Make it a `const` object
  *  with designated initializers; every op returns a ::tcomm_status_t. */
@@ -105,6 +159,17 @@ typedef struct tcomm_backend_ops {
                                               size_t bytes,
                                               const void **blocks,
                                               size_t *lens, int *carried);
+    /* tcomm 0.3 (libtool 2:0:1). */
+    /** Optional: every collective through one entry, with all its
+     *  arguments and what the front end exchanged. Where set, the front
+     *  end calls it instead of the per-collective slots above. A
+     *  collective the backend does not have answers
+     *  TCOMM_ERR_UNSUPPORTED with tcomm_backend_error() on every rank
+     *  alike, before any data moves. Collectives added after 0.2
+     *  (reduce) have no slot of their own: without this one the front
+     *  end runs them through the older slots (reduce: all_reduce into a
+     *  scratch output on the ranks other than root). */
+    tcomm_status_t (*collective)(void *state, const tcomm_coll_args_t *args);
 } tcomm_backend_ops_t;
 
 /** @brief A communicator over a user backend; @p state is passed to every

@@ -110,6 +110,34 @@ static void all_reduce_case(matrix_ctx_t *c, tcomm_dtype_t d, int op, int nd,
     tcomm_tensor_release(in);
 }
 
+/* reduce to root: out on the root only (into, or in place), NULL on the
+ * others; the backends without the collective slot run it through their
+ * all_reduce into a scratch output. */
+static void reduce_case(matrix_ctx_t *c, tcomm_dtype_t d, int op, int nd,
+                        const size_t *shape, int root, form_t form)
+{
+    void *host;
+    tcomm_tensor_t *in = input(c, d, op, nd, shape, &host);
+    tcomm_tensor_t *out =
+        c->rank == root ? output(c, in, d, nd, shape, form) : NULL;
+    tcomm_status_t st = tcomm_reduce_into(c->comm, in, op, root, out);
+    if (EXPECT(c, st == TCOMM_SUCCESS, "reduce: %s", tcomm_last_error()) &&
+        out && check_out(c, in, out, host, nd, shape, form)) {
+        void *res = host_copy(out);
+        for (size_t i = 0; i < prod(nd, shape); i++)
+            if (!EXPECT(c,
+                        ref_match(d, op, ref_load(d, res, i),
+                                  ref_reduce(d, op, c->nranks, i)),
+                        "reduce %s %s root %d [%zu]", tcomm_dtype_name(d),
+                        tcomm_op_name(op), root, i))
+                break;
+        free(res);
+    }
+    free(host);
+    tcomm_tensor_release(out);
+    tcomm_tensor_release(in);
+}
+
 /* Rank r's size along dim is base + r (0 on rank 0 when zero_first). */
 static size_t gsize(const matrix_ctx_t *c, int nd, const size_t *base, int dim,
                     int zero_first, int r)
@@ -255,6 +283,10 @@ void backend_matrix(matrix_ctx_t *c)
                 reduce_scatter_case(c, d, op, 2, e2, 1, (form_t)f);
                 for (int dim = 0; dim < 3; dim++)
                     reduce_scatter_case(c, d, op, 3, b3, dim, (form_t)f);
+            }
+            for (int root = 0; root < c->nranks; root++) {
+                reduce_case(c, d, op, 3, s3, root, FORM_INTO);
+                reduce_case(c, d, op, 1, s1, root, FORM_INPLACE);
             }
         }
         for (int f = FORM_ALLOC; f <= FORM_INTO; f++) {

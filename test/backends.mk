@@ -22,8 +22,13 @@ test_mpi_vs_local_SOURCES = test/mpi_vs_local.c test/mpi_reference.c \
 	test/mpi_reference.h
 test_mpi_vs_local_CFLAGS = $(BACKEND_TEST_CFLAGS)
 test_mpi_vs_local_LDADD = $(BACKEND_TEST_LDADD)
+# The vtable's collective slot, and a table laid out as 1:0:0's header.
+check_PROGRAMS += test/check_custom_args
+test_check_custom_args_SOURCES = test/check_custom_args.c
+test_check_custom_args_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+test_check_custom_args_LDADD = $(BACKEND_TEST_LDADD)
 TESTS += test/check_local_backend test/check_local_backend_safety \
-	test/check_custom_backend \
+	test/check_custom_backend test/check_custom_args \
 	test/mpi_vs_local-np1.mpitest test/mpi_vs_local-np2.mpitest \
 	test/mpi_vs_local-np3.mpitest test/mpi_vs_local-np4.mpitest
 

@@ -93,6 +93,22 @@ TESTS += test/mpi_trace-np1.mpitest test/mpi_trace-np2.mpitest \
 	test/mpi_trace-np3.mpitest test/mpi_trace-np4.mpitest
 
 # TCOMM_DEBUG=INFO names the path of every collective, once per path.
+# tcomm_reduce_into and tcomm_reduce_start against the reference.
+check_PROGRAMS += test/mpi_reduce
+test_mpi_reduce_SOURCES = test/mpi_reduce.c test/mpi_reference.c \
+	test/mpi_reference.h test/mpi_suite.h
+test_mpi_reduce_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+test_mpi_reduce_LDADD = libtcomm_internal.la $(CHECK_LIBS)
+TESTS += test/mpi_reduce-np1.mpitest test/mpi_reduce-np2.mpitest \
+	test/mpi_reduce-np3.mpitest test/mpi_reduce-np4.mpitest
+
+# TCOMM_TUNE: rules that put an algorithm first, and bad ones refused.
+check_PROGRAMS += test/mpi_tune
+test_mpi_tune_SOURCES = test/mpi_tune.c test/log_capture.h
+test_mpi_tune_LDADD = libtcomm_internal.la
+TESTS += test/mpi_tune-np1.mpitest test/mpi_tune-np2.mpitest \
+	test/mpi_tune-np3.mpitest test/mpi_tune-np4.mpitest
+
 check_PROGRAMS += test/mpi_info_paths
 test_mpi_info_paths_SOURCES = test/mpi_info_paths.c test/log_capture.h
 test_mpi_info_paths_LDADD = libtcomm_internal.la

@@ -293,6 +293,7 @@ const tcomm_backend_ops_t gloo_ops = {
     .all_to_all_v = tcomm_gloo::all_to_all_v,
     .reduce_scatter_v = tcomm_gloo::reduce_scatter_v,
     .allreduce_min_i64_carry = nullptr,
+    .collective = nullptr,
 };
 
 tcomm_status_t check_options(const tcomm_gloo_options_t *o,

@@ -111,7 +111,6 @@ tcomm_status_t tcomm_comm_destroy(tcomm_comm_t *comm)
         comm->stop_progress(comm);
     if (TCOMM_HAS_OP(comm, destroy))
         comm->ops->destroy(comm->state);
-    free(comm->a2a_sizes);
     free(comm);
     return TCOMM_SUCCESS;
 }

@@ -67,6 +67,13 @@ static const tcomm_setting_t settings[] = {
      "crosses the network; 0: one MPI call over all ranks. Set it alike "
      "on every rank",
      tcomm_parse_bool, FIELD(hier)},
+    {"TCOMM_TUNE", "",
+     "rules that put a named algorithm first for a range of sizes, as in "
+     "all_reduce:0-4k:mpi_allreduce,4k-:node_allreduce (tcomm_info "
+     "--algorithms lists the names and the default choice); set it alike "
+     "on every rank: communicators refuse to be created otherwise, or "
+     "where a rule does not parse",
+     tcomm_parse_text, FIELD(tune)},
 };
 #define NSETTINGS (sizeof settings / sizeof settings[0])
 
@@ -169,11 +176,25 @@ void tcomm_setting_value_text(size_t i, char *buf, size_t len)
         snprintf(buf, len, "%d", c->hier);
     else if (!strcmp(key, "TCOMM_PROGRESS"))
         snprintf(buf, len, "%s", c->progress_thread ? "thread" : "caller");
+    else if (!strcmp(key, "TCOMM_TUNE"))
+        snprintf(buf, len, "%s", c->tune);
     else
         snprintf(buf, len, "?");
 }
 
 /* Parsers: whole-string matches only, so "10x" or "" are errors. */
+
+int tcomm_parse_text(const char *text, void *field, char *err, size_t len)
+{
+    char *out = field;
+    size_t cap = sizeof(((tcomm_config_t *)0)->tune);
+    if (strlen(text) >= cap) {
+        snprintf(err, len, "longer than %zu characters", cap - 1);
+        return -1;
+    }
+    memcpy(out, text, strlen(text) + 1);
+    return 0;
+}
 
 int tcomm_parse_bool(const char *text, void *field, char *err, size_t len)
 {

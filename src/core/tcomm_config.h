@@ -15,6 +15,7 @@ typedef struct {
     int single_copy;    /* intra-node pull of all_gather along dim > 0 */
     int progress_thread; /* nonblocking collectives: 1 thread, 0 caller */
     int hier;           /* two levels on communicators across nodes */
+    char tune[512];     /* TCOMM_TUNE's rules, checked by the backend */
 } tcomm_config_t;
 
 typedef struct {
@@ -48,6 +49,8 @@ int tcomm_parse_tristate(const char *text, void *field, char *err,
 int tcomm_parse_bytes(const char *text, void *field, char *err, size_t len);
 int tcomm_parse_progress(const char *text, void *field, char *err,
                          size_t len);
+/* Text kept as it is (TCOMM_TUNE: its backend reads its rules). */
+int tcomm_parse_text(const char *text, void *field, char *err, size_t len);
 /* tcomm_parse_bytes, 64 at least (TCOMM_STAGING_CHUNK). */
 int tcomm_parse_chunk(const char *text, void *field, char *err, size_t len);
 

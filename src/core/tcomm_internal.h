@@ -129,18 +129,6 @@ struct tcomm_comm {
     void (*stop_progress)(tcomm_comm_t *comm); /* drains it and joins */
     int async_running; /* the progress thread is inside a collective */
     int async_waiters; /* threads in tcomm_wait on this communicator */
-    /* all_to_all_v being dispatched: the largest size along its dim of
-     * any rank's input or output, from the front end's exchange, so that
-     * a backend can choose a path alike on every rank without another
-     * round (the MPI backend: does every count fit MPI's int?). */
-    size_t a2a_extent_max;
-    /* ... and the exchange's table itself, valid while that call is
-     * dispatched: a row of world_size + 1 per rank (its size along
-     * concat_dim, then its send_sizes), so that a backend can find each
-     * peer's pieces without asking (the MPI backend's single copies).
-     * Kept between calls (a2a_sizes_cap entries); freed with comm. */
-    int64_t *a2a_sizes;
-    size_t a2a_sizes_cap;
 };
 
 /* A collective the progress thread runs while nobody waits for it: its

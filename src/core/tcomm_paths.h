@@ -11,19 +11,11 @@
 
 #include <stdint.h>
 
-#include "tcomm.h"
+#include "tcomm_backend.h"
 
-typedef enum {
-    TCOMM_COLL_ALL_REDUCE = 1,
-    TCOMM_COLL_ALL_GATHER,
-    TCOMM_COLL_REDUCE_SCATTER,
-    TCOMM_COLL_BROADCAST,
-    TCOMM_COLL_BARRIER,
-    TCOMM_COLL_ALL_TO_ALL, /* contract 0.2 */
-    TCOMM_COLL_ALL_TO_ALL_V,
-    TCOMM_COLL_REDUCE_SCATTER_V
-} tcomm_coll_kind_t;
-#define TCOMM_COLL_KINDS (TCOMM_COLL_REDUCE_SCATTER_V + 1)
+/* The collectives: the public enum of tcomm_backend.h. */
+typedef tcomm_coll_t tcomm_coll_kind_t;
+#define TCOMM_COLL_KINDS (TCOMM_COLL_REDUCE + 1)
 
 /* The all-to-all exchanges come with pack+ (this rank's input packed)
  * and +unpack (its output unpacked) as base + pack + 2 * unpack; the
@@ -51,6 +43,7 @@ typedef enum {
     X(MPI_BCAST, "mpi_bcast")                                               \
     X(SHM_BCAST, "shm_bcast")                                               \
     X(MPI_BARRIER, "mpi_barrier")                                           \
+    X(MPI_REDUCE, "mpi_reduce")                                             \
     X(MPI_ALLTOALL, "mpi_alltoall")                                         \
     X(PACK_MPI_ALLTOALL, "pack+mpi_alltoall")                               \
     X(MPI_ALLTOALL_UNPACK, "mpi_alltoall+unpack")                           \

@@ -13,6 +13,7 @@
 !   call tcomm_all_to_all_v(comm, sendbuf, recvbuf, split_dim, send_sizes, &
 !                           concat_dim, ierr)
 !   call tcomm_broadcast(comm, buf, root, ierr)              ! in place
+!   call tcomm_reduce(comm, sendbuf, recvbuf, op, root, ierr) ! on root
 !   call tcomm_barrier(comm, ierr)
 !   call tcomm_comm_destroy(comm, ierr)
 !
@@ -67,7 +68,7 @@ module tcomm
 
   public :: tcomm_comm_create_mpi, tcomm_comm_info, tcomm_comm_destroy
   public :: tcomm_all_reduce, tcomm_all_gather, tcomm_reduce_scatter
-  public :: tcomm_broadcast, tcomm_barrier
+  public :: tcomm_broadcast, tcomm_barrier, tcomm_reduce
   public :: tcomm_all_to_all, tcomm_all_to_all_v, tcomm_reduce_scatter_v
   public :: tcomm_last_error, tcomm_status_string
 
@@ -122,6 +123,15 @@ module tcomm
       type(*), dimension(..), intent(inout) :: buf
       integer(c_int), value :: root
     end function c_broadcast
+
+    integer(c_int) function c_reduce(handle, sendbuf, recvbuf, op, root) &
+        bind(C, name="tcomm_f_reduce")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: handle
+      type(*), dimension(..), intent(in) :: sendbuf
+      type(*), dimension(..), intent(inout) :: recvbuf
+      integer(c_int), value :: op, root
+    end function c_reduce
 
     integer(c_int) function c_all_gather(handle, sendbuf, recvbuf, dim) &
         bind(C, name="tcomm_f_all_gather")
@@ -283,6 +293,18 @@ contains
     integer, intent(out), optional :: ierr
     call finish(c_broadcast(comm%handle, buf, int(root, c_int)), ierr)
   end subroutine tcomm_broadcast
+
+  !> MPI_Reduce: the reduction of sendbuf over the ranks in recvbuf on
+  !> rank root (sendbuf's shape and type); elsewhere recvbuf is not used.
+  subroutine tcomm_reduce(comm, sendbuf, recvbuf, op, root, ierr)
+    type(tcomm_comm_t), intent(in) :: comm
+    type(*), dimension(..), intent(in) :: sendbuf
+    type(*), dimension(..), intent(inout) :: recvbuf
+    integer, intent(in) :: op, root
+    integer, intent(out), optional :: ierr
+    call finish(c_reduce(comm%handle, sendbuf, recvbuf, int(op, c_int), &
+                         int(root, c_int)), ierr)
+  end subroutine tcomm_reduce
 
   !> Every rank's sendbuf concatenated along Fortran dimension dim, in
   !> rank order; extents along dim may differ between ranks.

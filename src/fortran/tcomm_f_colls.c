@@ -71,6 +71,37 @@ int tcomm_f_broadcast(tcomm_f_comm_t *fc, CFI_cdesc_t *buf, int root)
     return tcomm_f_finish(st, NULL, fn);
 }
 
+/* MPI_Reduce's semantics: recvbuf is read only on the root (elsewhere
+ * any array, e.g. of size 0, and left as it is). */
+int tcomm_f_reduce(tcomm_f_comm_t *fc, CFI_cdesc_t *send, CFI_cdesc_t *recv,
+                   int op, int root)
+{
+    static const char fn[] = "tcomm_reduce";
+    tcomm_f_clear();
+    if (!fc)
+        return tcomm_f_no_comm(fn);
+    int here = fc->rank == root;
+    tcomm_f_view_t s, r = {0};
+    int st = tcomm_f_view_open(fc, fn, "sendbuf", send, 1, &s);
+    if (st == TCOMM_SUCCESS && here &&
+        (st = tcomm_f_view_open(fc, fn, "recvbuf", recv, 0, &r)))
+        tcomm_f_view_close(&s, 0);
+    if (st != TCOMM_SUCCESS) { /* the C call still meets the peers */
+        tcomm_reduce_into(fc->comm, NULL, (tcomm_op_t)op, root, NULL);
+        return st;
+    }
+    tcomm_f_pre_t pre = {0};
+    tcomm_f_check_op(&pre, fn, "sendbuf", &s, op);
+    if (!pre.status && here)
+        tcomm_f_check_recv(&pre, fn, &s, &r, s.rank, s.ext, 0, "");
+    st = tcomm_reduce_into(fc->comm, s.tensor, (tcomm_op_t)op, root,
+                           here ? r.tensor : NULL);
+    tcomm_f_view_close(&s, 0);
+    if (here)
+        tcomm_f_view_close(&r, st == TCOMM_SUCCESS);
+    return tcomm_f_finish(st, &pre, fn);
+}
+
 /* Open sendbuf and recvbuf; on failure join the collective (kind 0:
  * all_gather, 1: reduce_scatter) with a NULL input. */
 static int open_pair(tcomm_f_comm_t *fc, const char *fn, int kind,

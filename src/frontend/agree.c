@@ -441,8 +441,9 @@ static tcomm_status_t exchange_sizes(tcomm_comm_t *comm,
 
 /* all_to_all_v's table of sizes, a row per rank (its size along
  * concat_dim, then its send_sizes): recv[r] as exchange_v says. */
-static tcomm_status_t check_v(tcomm_comm_t *comm, const tcomm_call_t *c,
-                              const int64_t *all, size_t *recv)
+static tcomm_status_t check_v(const tcomm_comm_t *comm,
+                              const tcomm_call_t *c, const int64_t *all,
+                              size_t *recv, size_t *extent_max)
 {
     int n = comm->world_size, me = comm->rank;
     size_t row = (size_t)n + 1;
@@ -476,7 +477,7 @@ static tcomm_status_t check_v(tcomm_comm_t *comm, const tcomm_call_t *c,
                              c->fn, me);
         total += st == TCOMM_SUCCESS ? recv[r] : 0;
     }
-    comm->a2a_extent_max = extent; /* the token mode's (tcomm_internal.h) */
+    *extent_max = extent; /* the token mode's (tcomm_coll_args_t) */
     return st;
 }
 
@@ -487,19 +488,6 @@ uint64_t tcomm_agree_v_exchanges(void)
     return atomic_load_explicit(&v_exchanges, memory_order_relaxed);
 }
 
-/* The comm's table of n rows (tcomm_internal.h), grown as needed. */
-static int64_t *v_table(tcomm_comm_t *comm, size_t entries)
-{
-    if (entries > comm->a2a_sizes_cap) {
-        int64_t *t = realloc(comm->a2a_sizes, entries * sizeof *t);
-        if (!t)
-            return NULL;
-        comm->a2a_sizes = t;
-        comm->a2a_sizes_cap = entries;
-    }
-    return comm->a2a_sizes;
-}
-
 /* all_to_all_v: every rank's size along concat_dim and send_sizes, so
  * that each knows what arrives from whom: recv[r] is the size along
  * concat_dim of rank r's piece for this rank (the token exchange: rank
@@ -508,20 +496,22 @@ static int64_t *v_table(tcomm_comm_t *comm, size_t entries)
  * sees the same table, so every rank reaches the same verdict. The table
  * comes with the round where it carried the sizes (eager: with the
  * inputs, or alone where an input was too large), else from one more
- * exchange; it stays on comm for the backend's dispatch. */
+ * exchange; it goes to the backend with the call (v->table, which the
+ * caller frees). */
 static tcomm_status_t exchange_v(tcomm_comm_t *comm, const tcomm_call_t *c,
-                                 size_t *recv, tcomm_eager_t *eager)
+                                 size_t *recv, tcomm_eager_t *eager,
+                                 tcomm_v_table_t *v)
 {
     int n = comm->world_size;
     size_t row = (size_t)n + 1;
-    int64_t *all = v_table(comm, row * (size_t)n);
+    int64_t *all = v->table = malloc(row * (size_t)n * sizeof *all);
     int64_t stack[TCOMM_STACK_RANKS + 1], *mine = stack;
     tcomm_status_t st;
     if (all && eager && eager->carried) {
         int whole = tcomm_eager_v_table(comm, c, eager, all);
         if (whole || tcomm_eager_v_sizes(comm, c, eager, all)) {
             eager->carried = whole; /* the sizes alone: dispatch */
-            return check_v(comm, c, all, recv);
+            return check_v(comm, c, all, recv, &v->extent_max);
         }
     }
     if (eager) /* another op: the blocks are gone */
@@ -535,7 +525,7 @@ static tcomm_status_t exchange_v(tcomm_comm_t *comm, const tcomm_call_t *c,
     st = comm->ops->allgather_bytes(comm->state, mine, all,
                                     row * sizeof *all);
     if (st == TCOMM_SUCCESS)
-        st = check_v(comm, c, all, recv);
+        st = check_v(comm, c, all, recv, &v->extent_max);
     if (mine != stack)
         free(mine);
     return st;
@@ -623,7 +613,7 @@ static tcomm_status_t first_round(tcomm_comm_t *comm, const tcomm_call_t *c,
 
 static tcomm_status_t agree(tcomm_comm_t *comm, const tcomm_call_t *call,
                             tcomm_status_t local, size_t *sizes,
-                            tcomm_eager_t *eager)
+                            tcomm_eager_t *eager, tcomm_v_table_t *v)
 {
     int n = comm->world_size;
     int gather = call->desc->out == TCOMM_OUT_CONCAT;
@@ -641,7 +631,7 @@ static tcomm_status_t agree(tcomm_comm_t *comm, const tcomm_call_t *call,
         if (local != TCOMM_SUCCESS || !(gather || a2av))
             return local;
         return gather ? exchange_sizes(comm, call, sizes)
-                      : exchange_v(comm, call, sizes, NULL);
+                      : exchange_v(comm, call, sizes, NULL, v);
     }
     int64_t h[H_LEN], mm[2 * S_LEN];
     encode(comm, call, local, h);
@@ -687,7 +677,7 @@ static tcomm_status_t agree(tcomm_comm_t *comm, const tcomm_call_t *call,
             eager->carried = 0;
         st = exchange_sizes(comm, call, sizes); /* uneven: one more round */
     } else if (a2av)
-        st = exchange_v(comm, call, sizes, eager);
+        st = exchange_v(comm, call, sizes, eager, v);
 out:
     if (all && all != stack)
         free(all);
@@ -696,11 +686,13 @@ out:
 
 tcomm_status_t tcomm_agree(tcomm_comm_t *comm, const tcomm_call_t *call,
                            tcomm_status_t local, size_t *sizes,
-                           tcomm_eager_t *eager)
+                           tcomm_eager_t *eager, tcomm_v_table_t *v)
 {
     if (eager)
         eager->carried = 0;
-    tcomm_status_t st = agree(comm, call, local, sizes, eager);
+    v->table = NULL;
+    v->extent_max = 0;
+    tcomm_status_t st = agree(comm, call, local, sizes, eager, v);
     if (eager && st != TCOMM_SUCCESS)
         eager->carried = 0;
     return st;

@@ -7,54 +7,64 @@
 
 #include "tcomm_frontend.h"
 
-/* The call into each collective's slot, in the dispatch's one shape
- * (unused parameters are fine: -Wno-unused-parameter). */
+/* The call into each collective's own slot, for a backend without the
+ * `collective` slot, in the dispatch's one shape. */
 #define DISPATCH(name)                                                      \
     static tcomm_status_t name(const tcomm_comm_t *comm,                    \
-                               const tcomm_call_t *c, const size_t *sizes,  \
-                               tcomm_tensor_t *out)
+                               const tcomm_coll_args_t *a)
 
 DISPATCH(do_all_reduce)
 {
-    return comm->ops->all_reduce(comm->state, c->in, c->op, out);
+    return comm->ops->all_reduce(comm->state, a->in, a->op, a->out);
 }
 
 DISPATCH(do_all_gather)
 {
-    return comm->ops->all_gather(comm->state, c->in, c->dim, sizes, out);
+    return comm->ops->all_gather(comm->state, a->in, a->dim, a->recv_sizes,
+                                 a->out);
 }
 
 DISPATCH(do_reduce_scatter)
 {
-    return comm->ops->reduce_scatter(comm->state, c->in, c->op, c->dim, out);
+    return comm->ops->reduce_scatter(comm->state, a->in, a->op, a->dim,
+                                     a->out);
 }
 
 DISPATCH(do_broadcast)
 {
-    return comm->ops->broadcast(comm->state, c->in, c->root, out);
+    return comm->ops->broadcast(comm->state, a->in, a->root, a->out);
 }
 
 DISPATCH(do_barrier)
 {
+    (void)a;
     return comm->ops->barrier(comm->state);
 }
 
 DISPATCH(do_all_to_all)
 {
-    return comm->ops->all_to_all(comm->state, c->in, c->dim, c->concat_dim,
-                                 out);
+    return comm->ops->all_to_all(comm->state, a->in, a->dim, a->concat_dim,
+                                 a->out);
 }
 
 DISPATCH(do_all_to_all_v)
 {
-    return comm->ops->all_to_all_v(comm->state, c->in, c->dim, c->vsizes,
-                                   c->concat_dim, sizes, out);
+    return comm->ops->all_to_all_v(comm->state, a->in, a->dim,
+                                   a->send_sizes, a->concat_dim,
+                                   a->recv_sizes, a->out);
 }
 
 DISPATCH(do_reduce_scatter_v)
 {
-    return comm->ops->reduce_scatter_v(comm->state, c->in, c->op, c->dim,
-                                       c->vsizes, out);
+    return comm->ops->reduce_scatter_v(comm->state, a->in, a->op, a->dim,
+                                       a->send_sizes, a->out);
+}
+
+/* reduce, on a backend without the collective slot: all_reduce, into a
+ * scratch output off the root (collectives.c allocates it). */
+DISPATCH(do_reduce)
+{
+    return comm->ops->all_reduce(comm->state, a->in, a->op, a->out);
 }
 
 #define SLOT(op) offsetof(tcomm_backend_ops_t, op)
@@ -92,6 +102,9 @@ static const tcomm_coll_desc_t colls[] = {
                                      TCOMM_OUT_SPLIT_V, 1,
                                      SLOT(reduce_scatter_v),
                                      do_reduce_scatter_v},
+    [TCOMM_COLL_REDUCE] = {"reduce",
+                           TCOMM_ARG_TENSOR | TCOMM_ARG_OP | TCOMM_ARG_ROOT,
+                           TCOMM_OUT_ROOT, 1, SLOT(all_reduce), do_reduce},
 };
 
 const tcomm_coll_desc_t *tcomm_coll_desc(int kind)

@@ -50,37 +50,70 @@ static tcomm_status_t run_single(tcomm_comm_t *comm, const tcomm_call_t *c)
     return tcomm_tensor_copy(c->in, c->into);
 }
 
-static tcomm_status_t dispatch(tcomm_comm_t *comm, const tcomm_call_t *c,
-                               const size_t *sizes, tcomm_tensor_t *out)
+/* The call as the backend gets it: every argument, and what the ranks
+ * exchanged (sizes; all_to_all_v's table). */
+static tcomm_coll_args_t coll_args(const tcomm_call_t *c, const size_t *sizes,
+                                   const tcomm_v_table_t *v,
+                                   tcomm_tensor_t *out)
 {
-    TCOMM_TRACE_PATH(comm->ops->name); /* unless the backend says more */
-    return c->desc->dispatch(comm, c, sizes, out);
+    return (tcomm_coll_args_t){
+        .size = sizeof(tcomm_coll_args_t),
+        .coll = c->kind,
+        .in = c->in,
+        .out = out,
+        .op = (tcomm_op_t)c->op,
+        .dim = c->dim,
+        .concat_dim = c->concat_dim,
+        .root = c->root,
+        .send_sizes = c->vsizes,
+        .recv_sizes = tcomm_out_exchanged(c->desc->out) ? sizes : NULL,
+        .size_table = v->table,
+        .extent_max = v->extent_max,
+    };
 }
 
-/* A collective whose slot the backend left absent: refused on every rank
- * alike (the ranks share the backend), before any data moves. */
+static tcomm_status_t dispatch(tcomm_comm_t *comm, const tcomm_call_t *c,
+                               const size_t *sizes, const tcomm_v_table_t *v,
+                               tcomm_tensor_t *out)
+{
+    TCOMM_TRACE_PATH(comm->ops->name); /* unless the backend says more */
+    tcomm_coll_args_t args = coll_args(c, sizes, v, out);
+    if (TCOMM_HAS_OP(comm, collective))
+        return comm->ops->collective(comm->state, &args);
+    return c->desc->dispatch(comm, &args);
+}
+
+/* A collective the backend has neither its own slot nor the `collective`
+ * slot for: refused on every rank alike (the ranks share the backend),
+ * before any data moves. */
 static tcomm_status_t has_slot(const tcomm_comm_t *comm,
                                const tcomm_call_t *c)
 {
-    if (tcomm_backend_has(comm, c->desc->slot))
+    if (tcomm_backend_has(comm, c->desc->slot) ||
+        TCOMM_HAS_OP(comm, collective))
         return TCOMM_SUCCESS;
     return tcomm_error(TCOMM_ERR_UNSUPPORTED,
                        "%s: backend %s has no %s (its vtable leaves that "
-                       "slot NULL; implement it, or use a backend that "
-                       "has it)",
+                       "slot and the collective slot NULL; implement one, "
+                       "or use a backend that has it)",
                        c->fn, comm->ops->name, c->desc->name);
 }
 
 /* A backend's sentence that starts "tcomm: " (an MPI failure, a timeout)
- * is made to name the public call instead. */
-static tcomm_status_t name_the_call(const tcomm_call_t *c,
-                                    tcomm_status_t st)
+ * is made to name the public call instead; one that names no call (a
+ * `collective` slot's refusal) gets the call's name in front. */
+static tcomm_status_t name_the_call(const tcomm_comm_t *comm,
+                                    const tcomm_call_t *c, tcomm_status_t st)
 {
     const char *msg = tcomm_last_error();
-    if (strncmp(msg, "tcomm: ", 7) != 0)
+    size_t fn_len = strlen(c->fn);
+    int prefixed = strncmp(msg, "tcomm: ", 7) == 0;
+    if (!prefixed && (st != TCOMM_ERR_UNSUPPORTED || !comm ||
+                      !TCOMM_HAS_OP(comm, collective) ||
+                      (!strncmp(msg, c->fn, fn_len) && msg[fn_len] == ':')))
         return st;
     char text[1024];
-    snprintf(text, sizeof text, "%s", msg + 7);
+    snprintf(text, sizeof text, "%s", msg + (prefixed ? 7 : 0));
     return tcomm_error(st, "%s: %s", c->fn, text);
 }
 
@@ -145,8 +178,12 @@ static tcomm_status_t run_call(tcomm_comm_t *comm, const tcomm_call_t *c)
             local = tcomm_error(TCOMM_ERR_NO_MEMORY,
                                 "%s: out of host memory", c->fn);
     }
+    /* reduce off its root has no output; through all_reduce (no
+     * collective slot) it needs a scratch one */
+    int no_output = TCOMM_NO_OUTPUT_HERE(c, me);
+    int scratch = no_output && !TCOMM_HAS_OP(comm, collective);
     /* Allocate before agreeing, so that a failure is agreed on too. */
-    if (local == TCOMM_SUCCESS && c->out && !exchanged)
+    if (local == TCOMM_SUCCESS && ((c->out && !exchanged) || scratch))
         local = alloc_output(c, me, n, NULL, &fresh);
     tcomm_call_t in_place;
     if (local == TCOMM_SUCCESS && needs_copy(c)) {
@@ -157,32 +194,39 @@ static tcomm_status_t run_call(tcomm_comm_t *comm, const tcomm_call_t *c)
     }
 
     tcomm_eager_t eager;
-    tcomm_status_t st = tcomm_agree(comm, c, local, sizes, &eager);
+    tcomm_v_table_t v;
+    tcomm_status_t st = tcomm_agree(comm, c, local, sizes, &eager, &v);
     if (st == TCOMM_SUCCESS && c->out && exchanged)
         st = alloc_output(c, me, n, sizes, &fresh);
     if (st == TCOMM_SUCCESS && agreement_was_barrier(comm, c))
         tcomm_note_path(comm, c->kind, TCOMM_PATH_AGREEMENT,
                         "barrier: the agreement's round was the barrier");
+    tcomm_tensor_t *target = c->into && !no_output ? c->into : fresh;
     if (st == TCOMM_SUCCESS && eager.carried) { /* no op to dispatch */
-        st = tcomm_eager_run(comm, c, &eager, sizes,
-                             c->into ? c->into : fresh);
+        st = tcomm_eager_run(comm, c, &eager, sizes, target);
     } else if (st == TCOMM_SUCCESS && !agreement_was_barrier(comm, c)) {
-        st = dispatch(comm, c, sizes, c->into ? c->into : fresh);
-        if (st != TCOMM_SUCCESS)
-            comm->failed = st; /* the peers' state is unknown now */
+        st = dispatch(comm, c, sizes, &v, target);
+        /* the peers' state is unknown now, unless the backend refused
+         * the call before moving data (tcomm_backend_ops_t::collective) */
+        if (st != TCOMM_SUCCESS &&
+            !(st == TCOMM_ERR_UNSUPPORTED && TCOMM_HAS_OP(comm, collective)))
+            comm->failed = st;
     } else if (st == TCOMM_ERR_MPI || st == TCOMM_ERR_TIMEOUT ||
                st == TCOMM_ERR_COMM_FAILED) {
         comm->failed = st;
     }
     if (sizes != stack)
         free(sizes);
+    free(v.table);
     tcomm_tensor_release(copy);
     if (st != TCOMM_SUCCESS) {
         tcomm_tensor_release(fresh);
-        return name_the_call(c, st);
+        return name_the_call(comm, c, st);
     }
     if (c->out)
         *c->out = fresh;
+    else /* the scratch output, if any */
+        tcomm_tensor_release(fresh);
     return TCOMM_SUCCESS;
 }
 
@@ -281,6 +325,13 @@ tcomm_status_t tcomm_broadcast_into(tcomm_comm_t *comm,
 {
     return run(comm, CALL(TCOMM_COLL_BROADCAST, "tcomm_broadcast_into",
                           .in = in, .into = out, .root = root));
+}
+
+tcomm_status_t tcomm_reduce_into(tcomm_comm_t *comm, const tcomm_tensor_t *in,
+                                 tcomm_op_t op, int root, tcomm_tensor_t *out)
+{
+    return run(comm, CALL(TCOMM_COLL_REDUCE, "tcomm_reduce_into", .in = in,
+                          .into = out, .op = op, .root = root));
 }
 
 tcomm_status_t tcomm_all_to_all(tcomm_comm_t *comm, const tcomm_tensor_t *in,

@@ -39,6 +39,7 @@ static int eager_kind(tcomm_coll_kind_t kind)
     case TCOMM_COLL_ALL_TO_ALL:
     case TCOMM_COLL_REDUCE_SCATTER_V:
     case TCOMM_COLL_ALL_TO_ALL_V:
+    case TCOMM_COLL_REDUCE:
         return 1;
     default: /* barrier is its round already */
         return 0;
@@ -316,10 +317,11 @@ tcomm_status_t tcomm_eager_run(tcomm_comm_t *comm, const tcomm_call_t *c,
                     "most %d bytes a rank)",
                     c->desc->name, TCOMM_EAGER_BYTES);
     atomic_fetch_add_explicit(&eager_calls, 1, memory_order_relaxed);
-    if (out->nbytes == 0)
+    if (!out || out->nbytes == 0) /* reduce off its root: no output */
         return TCOMM_SUCCESS;
     switch (c->kind) {
     case TCOMM_COLL_ALL_REDUCE:
+    case TCOMM_COLL_REDUCE: /* on its root (a scratch output elsewhere) */
         fold(c, n, e->blocks, 0, c->in->numel, out->data);
         break;
     case TCOMM_COLL_BROADCAST:

@@ -123,6 +123,15 @@ tcomm_status_t tcomm_broadcast_start(tcomm_comm_t *comm,
                  req);
 }
 
+tcomm_status_t tcomm_reduce_start(tcomm_comm_t *comm, const tcomm_tensor_t *in,
+                                  tcomm_op_t op, int root, tcomm_tensor_t *out,
+                                  tcomm_request_t **req)
+{
+    return start(comm, CALL(TCOMM_COLL_REDUCE, "tcomm_reduce_start", .in = in,
+                            .into = out, .op = op, .root = root),
+                 req);
+}
+
 tcomm_status_t tcomm_all_to_all_start(tcomm_comm_t *comm,
                                       const tcomm_tensor_t *in,
                                       int split_dim, int concat_dim,

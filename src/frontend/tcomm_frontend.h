@@ -33,8 +33,14 @@ typedef enum {
     TCOMM_OUT_ALL_TO_ALL_V, /* [dim]: send_sizes[rank] (dim != concat_dim),
                                [concat_dim]: the sum of what arrives,
                                exchanged */
-    TCOMM_OUT_SPLIT_V       /* [dim]: sizes[rank] */
+    TCOMM_OUT_SPLIT_V,      /* [dim]: sizes[rank] */
+    TCOMM_OUT_ROOT          /* the input's shape on root; none elsewhere
+                               (reduce: out may be NULL there) */
 } tcomm_out_rule_t;
+
+/* Whether rank has no output in the call (reduce off its root). */
+#define TCOMM_NO_OUTPUT_HERE(c, rank)                                       \
+    ((c)->desc->out == TCOMM_OUT_ROOT && (rank) != (c)->root)
 
 /* Rules whose output size along a dim is known only once the ranks have
  * exchanged their sizes (after the agreement). */
@@ -57,10 +63,10 @@ typedef struct tcomm_coll_desc {
     tcomm_out_rule_t out;
     int deterministic;        /* TCOMM_DETERMINISTIC changes the result */
     size_t slot;              /* offsetof its op in tcomm_backend_ops_t */
-    /* calls the backend's op (present: checked before) */
+    /* calls the backend's own op for it (present: checked before), where
+     * the backend has no `collective` slot */
     tcomm_status_t (*dispatch)(const tcomm_comm_t *comm,
-                               const tcomm_call_t *c, const size_t *sizes,
-                               tcomm_tensor_t *out);
+                               const tcomm_coll_args_t *args);
 } tcomm_coll_desc_t;
 
 /* The row of kind (NULL for a kind that is not one). */
@@ -171,6 +177,14 @@ tcomm_status_t tcomm_eager_run(tcomm_comm_t *comm,
                                const tcomm_eager_t *e, const size_t *sizes,
                                tcomm_tensor_t *out);
 
+/* all_to_all_v's table of every rank's sizes, from the agreement's
+ * exchange (tcomm_coll_args_t::size_table, ::extent_max); the caller of
+ * tcomm_agree frees table (NULL for other collectives). */
+typedef struct {
+    int64_t *table;
+    size_t extent_max;
+} tcomm_v_table_t;
+
 /* Cross-rank agreement and, for the exchanged rules, the exchange of the
  * sizes (all_gather: sizes[r] is rank r's size along dim; all_to_all_v:
  * the size along concat_dim of what rank r sends here). @p local is this rank's validation
@@ -178,9 +192,10 @@ tcomm_status_t tcomm_eager_run(tcomm_comm_t *comm,
  * every rank may move data; otherwise every rank returns an error: its
  * own local error, or TCOMM_ERR_MISMATCH naming the field and the ranks.
  * @p eager (NULL: none) receives the inputs where the backend carried
- * them in the round; eager->carried is 0 on every rank otherwise. */
+ * them in the round; eager->carried is 0 on every rank otherwise.
+ * @p v receives all_to_all_v's table. */
 tcomm_status_t tcomm_agree(tcomm_comm_t *comm, const tcomm_call_t *call,
                            tcomm_status_t local, size_t *sizes,
-                           tcomm_eager_t *eager);
+                           tcomm_eager_t *eager, tcomm_v_table_t *v);
 
 #endif /* TCOMM_FRONTEND_H */

@@ -254,7 +254,14 @@ tcomm_status_t tcomm_validate(const tcomm_call_t *c, int rank, int world_size)
         return tcomm_error(TCOMM_ERR_INVALID_ARG,
                            "%s: the input tensor is NULL (pass a tensor)",
                            c->fn);
-    if (!c->into && !c->out)
+    int no_output = TCOMM_NO_OUTPUT_HERE(c, rank);
+    if (!c->into && !c->out && c->desc->out == TCOMM_OUT_ROOT && !no_output)
+        return tcomm_error(TCOMM_ERR_INVALID_ARG,
+                           "%s: out is NULL on the root, rank %d (pass a "
+                           "tensor of the input's shape there; other ranks "
+                           "may pass NULL)",
+                           c->fn, rank);
+    if (!c->into && !c->out && !no_output)
         return tcomm_error(TCOMM_ERR_INVALID_ARG,
                            "%s: the output is NULL (pass %s)", c->fn,
                            strstr(c->fn, "_into")
@@ -271,7 +278,7 @@ tcomm_status_t tcomm_validate(const tcomm_call_t *c, int rank, int world_size)
                            "%s: root %d is out of range for world size %d "
                            "(use 0..%d)",
                            c->fn, c->root, world_size, world_size - 1);
-    if (c->into)
+    if (c->into && !no_output) /* reduce's out elsewhere: not read */
         TCOMM_TRY(check_into(c, rank, world_size));
     return TCOMM_SUCCESS;
 }

@@ -192,13 +192,14 @@ static void transpose_global(const tcomm_tensor_t *in, int s, int c,
     }
 }
 
-tcomm_status_t tcomm_mpi_all_to_all_v(void *state, const tcomm_tensor_t *in,
-                                      int split_dim,
-                                      const size_t *send_sizes,
-                                      int concat_dim,
-                                      const size_t *recv_sizes,
-                                      tcomm_tensor_t *out)
+tcomm_status_t tcomm_mpi_all_to_all_v(void *state,
+                                      const tcomm_coll_args_t *args)
 {
+    const tcomm_tensor_t *in = args->in;
+    tcomm_tensor_t *out = args->out;
+    int split_dim = args->dim, concat_dim = args->concat_dim;
+    const size_t *send_sizes = args->send_sizes;
+    const size_t *recv_sizes = args->recv_sizes;
     tcomm_mpi_state_t *st = state;
     tcomm_a2a_plan_t p;
     int any_strided, rc = tcomm_a2a_plan_alloc(&p, in->dtype, st->comm);
@@ -213,7 +214,7 @@ tcomm_status_t tcomm_mpi_all_to_all_v(void *state, const tcomm_tensor_t *in,
         size_t inner = 1, lim = tcomm_mpi_count_limit();
         for (int d = 0; d < in->ndim; d++)
             inner *= d == split_dim ? 1 : in->shape[d];
-        size_t extent = st->owner ? st->owner->a2a_extent_max : SIZE_MAX;
+        size_t extent = args->size_table ? args->extent_max : SIZE_MAX;
         any_strided = p.souter > 1;
         p.fits = inner == 0 || extent <= lim / inner;
     } else {
@@ -222,9 +223,8 @@ tcomm_status_t tcomm_mpi_all_to_all_v(void *state, const tcomm_tensor_t *in,
     }
     int done;
     p.st = st;
-    rc = tcomm_a2a_v_pull(&p, in, split_dim, concat_dim,
-                          st->owner ? st->owner->a2a_sizes : NULL, out,
-                          &done);
+    rc = tcomm_a2a_v_pull(&p, in, split_dim, concat_dim, args->size_table,
+                          out, &done);
     if (rc != MPI_SUCCESS || done) {
         note(st, TCOMM_COLL_ALL_TO_ALL_V, TCOMM_PATH_MPI_ALLTOALL_V_PULL);
         tcomm_a2a_plan_free(&p);

@@ -8,7 +8,7 @@
  *
  * What a peer's input and output look like follows from the table of
  * every rank's sizes that the front end's exchange handed every rank
- * (tcomm_comm.a2a_sizes): in the token mode (split == concat) rank q's
+ * (tcomm_coll_args_t::size_table): in the token mode (split == concat) rank q's
  * input holds sum_k T[q][k] along the dim and its output sum_k T[k][q],
  * the other dims being ours; in the transpose mode every rank sends the
  * same sizes and rank q's input has T[q][concat] along concat. So each

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The MPI backend: lifecycle, the agreement channel, and the choice
- * between the host collectives (src/mpi/mpi_collectives.c) and the device
+ * between the host collectives (the tables of src/mpi/all_reduce.c, ...,
+ * and src/mpi/all_to_all.c, reduce_scatter_v.c) and the device
  * path (src/mpi/device/). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include "tcomm_log.h"
 #include "tcomm_mpi_kernels.h"
 #include "tcomm_mpi.h"
+#include "tcomm_mpi_algo.h"
 #include "tcomm_pull.h"
 #include "tcomm_node_map.h"
 #include "tcomm_shm_min.h"
@@ -96,84 +98,50 @@ static void mpi_destroy(void *state)
     MPI_Finalized(&finalized);
     if (!finalized && !failed)
         MPI_Comm_free(&st->comm);
+    free(st->tune);
     free(st);
 }
 
 /* The path is chosen once per call, by where the input lives: host
- * tensors here (src/mpi/mpi_collectives.c), device tensors in
+ * tensors here (tcomm_mpi_algo.h), device tensors in
  * src/mpi/device/. */
 static int on_host(const tcomm_tensor_t *in)
 {
     return in->graph->space->is_host;
 }
 
-static tcomm_status_t mpi_all_reduce(void *state, const tcomm_tensor_t *in,
-                                     tcomm_op_t op, tcomm_tensor_t *out)
+tcomm_status_t tcomm_mpi_no_collective(const tcomm_coll_args_t *args)
 {
-    return on_host(in) ? tcomm_mpi_all_reduce(state, in, op, out)
-                       : tcomm_device_all_reduce(state, in, op, out);
+    return tcomm_backend_error(TCOMM_ERR_UNSUPPORTED,
+                               "the mpi backend has no collective %d (a "
+                               "front end newer than the backend)",
+                               (int)args->coll);
 }
 
-static tcomm_status_t mpi_all_gather(void *state, const tcomm_tensor_t *in,
-                                     int dim, const size_t *sizes,
-                                     tcomm_tensor_t *out)
+/* Every collective through the one slot that carries all of its
+ * arguments (all_to_all_v's host path reads the table of sizes the front
+ * end exchanged); device tensors go to src/mpi/device/. */
+static tcomm_status_t mpi_collective(void *state, const tcomm_coll_args_t *a)
 {
-    return on_host(in) ? tcomm_mpi_all_gather(state, in, dim, sizes, out)
-                       : tcomm_device_all_gather(state, in, dim, sizes, out);
-}
-
-static tcomm_status_t mpi_reduce_scatter(void *state,
-                                         const tcomm_tensor_t *in,
-                                         tcomm_op_t op, int dim,
-                                         tcomm_tensor_t *out)
-{
-    return on_host(in)
-               ? tcomm_mpi_reduce_scatter(state, in, op, dim, out)
-               : tcomm_device_reduce_scatter(state, in, op, dim, out);
-}
-
-static tcomm_status_t mpi_broadcast(void *state, const tcomm_tensor_t *in,
-                                    int root, tcomm_tensor_t *out)
-{
-    return on_host(in) ? tcomm_mpi_broadcast(state, in, root, out)
-                       : tcomm_device_broadcast(state, in, root, out);
-}
-
-static tcomm_status_t mpi_all_to_all(void *state, const tcomm_tensor_t *in,
-                                     int split_dim, int concat_dim,
-                                     tcomm_tensor_t *out)
-{
-    return on_host(in)
-               ? tcomm_mpi_all_to_all(state, in, split_dim, concat_dim, out)
-               : tcomm_device_all_to_all(state, in, split_dim, concat_dim,
-                                         out);
-}
-
-static tcomm_status_t mpi_all_to_all_v(void *state, const tcomm_tensor_t *in,
-                                       int split_dim,
-                                       const size_t *send_sizes,
-                                       int concat_dim,
-                                       const size_t *recv_sizes,
-                                       tcomm_tensor_t *out)
-{
-    return on_host(in) ? tcomm_mpi_all_to_all_v(state, in, split_dim,
-                                                send_sizes, concat_dim,
-                                                recv_sizes, out)
-                       : tcomm_device_all_to_all_v(state, in, split_dim,
-                                                   send_sizes, concat_dim,
-                                                   recv_sizes, out);
-}
-
-static tcomm_status_t mpi_reduce_scatter_v(void *state,
-                                           const tcomm_tensor_t *in,
-                                           tcomm_op_t op, int dim,
-                                           const size_t *sizes,
-                                           tcomm_tensor_t *out)
-{
-    return on_host(in)
-               ? tcomm_mpi_reduce_scatter_v(state, in, op, dim, sizes, out)
-               : tcomm_device_reduce_scatter_v(state, in, op, dim, sizes,
-                                               out);
+    if (a->coll == TCOMM_COLL_BARRIER)
+        return mpi_barrier(state);
+    if (!on_host(a->in))
+        return tcomm_device_collective(state, a);
+    const tcomm_mpi_coll_table_t *t = tcomm_mpi_coll_table(a->coll);
+    if (t)
+        return tcomm_mpi_algo_run(state, t, a);
+    const tcomm_tensor_t *in = a->in;
+    switch (a->coll) {
+    case TCOMM_COLL_ALL_TO_ALL:
+        return tcomm_mpi_all_to_all(state, in, a->dim, a->concat_dim, a->out);
+    case TCOMM_COLL_ALL_TO_ALL_V:
+        return tcomm_mpi_all_to_all_v(state, a);
+    case TCOMM_COLL_REDUCE_SCATTER_V:
+        return tcomm_mpi_reduce_scatter_v(state, in, a->op, a->dim,
+                                          a->send_sizes, a->out);
+    default:
+        return tcomm_mpi_no_collective(a);
+    }
 }
 
 const tcomm_backend_ops_t tcomm_backend_mpi = {
@@ -182,16 +150,9 @@ const tcomm_backend_ops_t tcomm_backend_mpi = {
     .query = mpi_query,
     .allgather_bytes = mpi_allgather_bytes,
     .allreduce_min_i64 = mpi_allreduce_min_i64,
-    .all_reduce = mpi_all_reduce,
-    .all_gather = mpi_all_gather,
-    .reduce_scatter = mpi_reduce_scatter,
-    .broadcast = mpi_broadcast,
-    .barrier = mpi_barrier,
     .destroy = mpi_destroy,
-    .all_to_all = mpi_all_to_all,
-    .all_to_all_v = mpi_all_to_all_v,
-    .reduce_scatter_v = mpi_reduce_scatter_v,
     .allreduce_min_i64_carry = mpi_allreduce_min_i64_carry,
+    .collective = mpi_collective,
 };
 
 tcomm_status_t tcomm_mpi_check_ready(const char *fn)
@@ -224,6 +185,55 @@ tcomm_status_t tcomm_mpi_check_intra(const char *fn, MPI_Comm mpi_comm)
                        fn);
 }
 
+/* A hash of TCOMM_TUNE's text, 0..INT_MAX, so that MIN over [h, -h]
+ * says whether every rank has the same. */
+static int text_hash(const char *text)
+{
+    uint32_t h = 2166136261u;
+    for (const char *p = text; *p; p++)
+        h = (h ^ (unsigned char)*p) * 16777619u;
+    return (int)(h >> 1);
+}
+
+/* MIN over the ranks of [TCOMM_SINGLE_COPY, TCOMM_TUNE parsed, its hash,
+ * minus its hash]; st->tune holds this rank's rules (why: its error). */
+static int agree_settings(tcomm_mpi_state_t *st, int *agreed, char *why,
+                          size_t len)
+{
+    const char *tune = tcomm_config()->tune;
+    int ok = 1, h = text_hash(tune);
+    why[0] = '\0';
+    if (tune[0] && (st->tune = malloc(sizeof *st->tune)) &&
+        tcomm_mpi_tune_parse(tune, st->tune, why, len) != 0)
+        ok = 0;
+    else if (tune[0] && !st->tune)
+        ok = 0, snprintf(why, len, "out of host memory");
+    int mine[4] = {tcomm_config()->single_copy, ok, h, -h};
+    return MPI_Allreduce(mine, agreed, 4, MPI_INT, MPI_MIN, st->comm);
+}
+
+static tcomm_status_t tune_error(const char *fn, const int *agreed,
+                                 const char *why)
+{
+    const char *tune = tcomm_config()->tune;
+    if (why[0])
+        return tcomm_error(TCOMM_ERR_INVALID_ARG,
+                           "%s: TCOMM_TUNE=\"%s\": %s (tcomm_info "
+                           "--algorithms lists every collective's "
+                           "algorithms)",
+                           fn, tune, why);
+    if (!agreed[1])
+        return tcomm_error(TCOMM_ERR_INVALID_ARG,
+                           "%s: TCOMM_TUNE does not parse on another rank "
+                           "(its message says why; set it alike on every "
+                           "rank)",
+                           fn);
+    return tcomm_error(TCOMM_ERR_INVALID_ARG,
+                       "%s: TCOMM_TUNE differs between the ranks (here "
+                       "\"%s\"; set it alike on every rank)",
+                       fn, tune);
+}
+
 tcomm_status_t tcomm_comm_create_mpi(MPI_Comm mpi_comm, tcomm_comm_t **comm)
 {
     static const char fn[] = "tcomm_comm_create_mpi";
@@ -252,17 +262,23 @@ tcomm_status_t tcomm_comm_create_mpi(MPI_Comm mpi_comm, tcomm_comm_t **comm)
         return s;
     }
     st->cuda_aware = tcomm_mpi_probe_cuda_aware(st->comm);
-    /* Off if any rank says so: the ranks must take the same paths. */
-    int single_copy = tcomm_config()->single_copy, all_single_copy = 0;
-    if (MPI_Allreduce(&single_copy, &all_single_copy, 1, MPI_INT, MPI_MIN,
-                      st->comm) != MPI_SUCCESS ||
-        (!all_single_copy && tcomm_mpi_pull_off(st->comm))) {
+    /* Single copies off if any rank says so, and TCOMM_TUNE alike on
+     * every rank: the ranks must take the same paths. */
+    char why[600];
+    int agreed[4];
+    if (agree_settings(st, agreed, why, sizeof why) != MPI_SUCCESS ||
+        (!agreed[0] && tcomm_mpi_pull_off(st->comm))) {
         mpi_destroy(st);
         return tcomm_error(TCOMM_ERR_MPI,
-                           "%s: agreeing on TCOMM_SINGLE_COPY failed in MPI",
+                           "%s: agreeing on TCOMM_SINGLE_COPY and "
+                           "TCOMM_TUNE failed in MPI",
                            fn);
     }
-    st->single_copy = all_single_copy;
+    if (!agreed[1] || agreed[2] != -agreed[3]) {
+        mpi_destroy(st);
+        return tune_error(fn, agreed, why);
+    }
+    st->single_copy = agreed[0];
     double timeout = tcomm_config()->timeout_s;
     if (timeout > 0 && st->size > 1 &&
         (s = tcomm_timeout_create(st->comm, timeout, &st->timeout)) !=

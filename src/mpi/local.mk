@@ -5,7 +5,7 @@
 libtcomm_internal_la_SOURCES += \
 	src/mpi/tcomm_backend_mpi.h src/mpi/tcomm_timeout.h \
 	src/mpi/tcomm_mpi_reshape.h src/mpi/tcomm_mpi_alltoall.h \
-	src/mpi/backend_mpi.c src/mpi/mpi_collectives.c src/mpi/ordered.c \
+	src/mpi/backend_mpi.c src/mpi/ordered.c \
 	src/mpi/allgather_dim.c src/mpi/allgather_pull.c \
 	src/mpi/reduce_scatter_dim.c \
 	src/mpi/all_to_all.c src/mpi/alltoall_flat.c \
@@ -19,6 +19,12 @@ libtcomm_internal_la_SOURCES += \
 # Two-level collectives across nodes (issue 31).
 libtcomm_internal_la_SOURCES += src/mpi/tcomm_hier.h src/mpi/hier.c \
 	src/mpi/hier_colls.c
+
+# The named algorithms of the collectives whose choice is a table, and
+# the one choice among them (TCOMM_TUNE).
+libtcomm_internal_la_SOURCES += src/mpi/tcomm_mpi_algo.h \
+	src/mpi/algo_select.c src/mpi/all_reduce.c src/mpi/all_gather.c \
+	src/mpi/reduce_scatter.c src/mpi/broadcast.c src/mpi/reduce.c
 
 # reduce_scatter_v's pipeline along any dim (issue 16).
 libtcomm_internal_la_SOURCES += src/mpi/reduce_scatter_v_pipe.c

@@ -22,6 +22,7 @@ typedef struct tcomm_mpi_state {
     int single_copy; /* TCOMM_SINGLE_COPY on every rank */
     uint64_t node_seq; /* single-copy calls so far (node_call.c) */
     unsigned map_skip, map_backoff; /* the mapped tier's (node_call.c) */
+    struct tcomm_mpi_tune *tune; /* TCOMM_TUNE, NULL: unset (algo_select.c) */
     struct tcomm_mpi_state *next_live; /* src/mpi/finalize_hook.c */
 } tcomm_mpi_state_t;
 
@@ -39,30 +40,17 @@ void tcomm_mpi_finalize_hook_remove(tcomm_mpi_state_t *st);
 
 extern const tcomm_backend_ops_t tcomm_backend_mpi;
 
-/* The host collectives (src/mpi/mpi_collectives.c): the backend ops'
- * contract, on host tensors. */
-tcomm_status_t tcomm_mpi_all_reduce(void *state, const tcomm_tensor_t *in,
-                                    tcomm_op_t op, tcomm_tensor_t *out);
-tcomm_status_t tcomm_mpi_all_gather(void *state, const tcomm_tensor_t *in,
-                                    int dim, const size_t *sizes,
-                                    tcomm_tensor_t *out);
-tcomm_status_t tcomm_mpi_reduce_scatter(void *state,
-                                        const tcomm_tensor_t *in,
-                                        tcomm_op_t op, int dim,
-                                        tcomm_tensor_t *out);
-tcomm_status_t tcomm_mpi_broadcast(void *state, const tcomm_tensor_t *in,
-                                   int root, tcomm_tensor_t *out);
+/* all_reduce, all_gather, reduce_scatter and broadcast on host tensors
+ * are tables of named algorithms (tcomm_mpi_algo.h). */
 /* Contract 0.2 on host tensors: src/mpi/all_to_all.c and
  * src/mpi/reduce_scatter_v.c. */
 tcomm_status_t tcomm_mpi_all_to_all(void *state, const tcomm_tensor_t *in,
                                     int split_dim, int concat_dim,
                                     tcomm_tensor_t *out);
-tcomm_status_t tcomm_mpi_all_to_all_v(void *state, const tcomm_tensor_t *in,
-                                      int split_dim,
-                                      const size_t *send_sizes,
-                                      int concat_dim,
-                                      const size_t *recv_sizes,
-                                      tcomm_tensor_t *out);
+/* all_to_all_v reads the table of sizes and the extent the front end
+ * exchanged (tcomm_coll_args_t). */
+tcomm_status_t tcomm_mpi_all_to_all_v(void *state,
+                                      const tcomm_coll_args_t *args);
 tcomm_status_t tcomm_mpi_reduce_scatter_v(void *state,
                                           const tcomm_tensor_t *in,
                                           tcomm_op_t op, int dim,
@@ -136,5 +124,12 @@ tcomm_status_t tcomm_device_reduce_scatter_v(tcomm_mpi_state_t *st,
                                              tcomm_op_t op, int dim,
                                              const size_t *sizes,
                                              tcomm_tensor_t *out);
+/* Every collective on device tensors, from the backend's collective slot
+ * (src/mpi/device/device_path.c). */
+tcomm_status_t tcomm_device_collective(tcomm_mpi_state_t *st,
+                                       const tcomm_coll_args_t *args);
+/* TCOMM_ERR_UNSUPPORTED for a collective this backend does not know (a
+ * front end newer than it): src/mpi/backend_mpi.c. */
+tcomm_status_t tcomm_mpi_no_collective(const tcomm_coll_args_t *args);
 
 #endif /* TCOMM_BACKEND_MPI_H */

@@ -44,21 +44,27 @@ void tcomm_hier_locate(const tcomm_hier_t *h, int rank, int *node,
 int tcomm_hier_applies(const tcomm_mpi_state_t *st);
 int tcomm_hier_reduces(const tcomm_mpi_state_t *st);
 
-tcomm_status_t tcomm_hier_all_reduce(tcomm_mpi_state_t *st,
-                                     const tcomm_tensor_t *in, tcomm_op_t op,
-                                     tcomm_tensor_t *out);
-/* The dim-0 forms (outer == 1), where their applies says so. */
+/* The rows of the collectives' tables (src/mpi/hier_colls.c): whether
+ * the two-level form applies to a call, and its run. */
+int tcomm_hier_all_reduce_slices_applies(const tcomm_mpi_state_t *st,
+                                         const tcomm_coll_args_t *a);
+tcomm_status_t tcomm_hier_all_reduce_slices_run(tcomm_mpi_state_t *st,
+                                                const tcomm_coll_args_t *a);
+int tcomm_hier_all_reduce_leaders_applies(const tcomm_mpi_state_t *st,
+                                          const tcomm_coll_args_t *a);
+tcomm_status_t tcomm_hier_all_reduce_leaders_run(tcomm_mpi_state_t *st,
+                                                 const tcomm_coll_args_t *a);
 int tcomm_hier_reduce_scatter_applies(const tcomm_mpi_state_t *st,
-                                      size_t outer);
-tcomm_status_t tcomm_hier_reduce_scatter(tcomm_mpi_state_t *st,
-                                         const tcomm_tensor_t *in,
-                                         tcomm_op_t op, tcomm_tensor_t *out);
-int tcomm_hier_all_gather_applies(const tcomm_mpi_state_t *st, size_t outer);
-tcomm_status_t tcomm_hier_all_gather(tcomm_mpi_state_t *st,
-                                     const tcomm_tensor_t *in,
-                                     const size_t *sizes, size_t inner,
-                                     tcomm_tensor_t *out);
-tcomm_status_t tcomm_hier_broadcast(tcomm_mpi_state_t *st, void *buf,
-                                    const tcomm_tensor_t *in, int root);
+                                      const tcomm_coll_args_t *a);
+tcomm_status_t tcomm_hier_reduce_scatter_run(tcomm_mpi_state_t *st,
+                                             const tcomm_coll_args_t *a);
+int tcomm_hier_all_gather_applies(const tcomm_mpi_state_t *st,
+                                  const tcomm_coll_args_t *a);
+tcomm_status_t tcomm_hier_all_gather_run(tcomm_mpi_state_t *st,
+                                         const tcomm_coll_args_t *a);
+int tcomm_hier_broadcast_applies(const tcomm_mpi_state_t *st,
+                                 const tcomm_coll_args_t *a);
+tcomm_status_t tcomm_hier_broadcast_run(tcomm_mpi_state_t *st,
+                                        const tcomm_coll_args_t *a);
 
 #endif /* TCOMM_HIER_H */

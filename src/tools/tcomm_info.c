@@ -18,6 +18,7 @@
 #include "tcomm_info.h"
 #include "tcomm_internal.h"
 #include "tcomm_mpi.h"
+#include "tcomm_mpi_algo.h"
 
 #ifdef TCOMM_HAVE_CUDA
 #define HAVE_CUDA_TEXT "yes"
@@ -31,7 +32,8 @@
 #endif
 
 static const char usage_text[] =
-    "usage: tcomm_info [-p|--parsable] [-V|-v|--version] [-h|--help]\n";
+    "usage: tcomm_info [-p|--parsable] [-a|--algorithms] [-V|-v|--version] "
+    "[-h|--help]\n";
 
 void info_section(info_out_t *o, const char *title)
 {
@@ -206,6 +208,62 @@ static void print_settings(info_out_t *o)
     }
 }
 
+static void print_size(char *buf, size_t len, size_t bytes)
+{
+    static const char unit[] = "kmg";
+    int u = -1;
+    while (bytes && bytes % 1024 == 0 && u < 2)
+        bytes /= 1024, u++;
+    snprintf(buf, len, "%zu%.*s", bytes, u >= 0, u >= 0 ? &unit[u] : "");
+}
+
+static void print_range(char *buf, size_t len, size_t from, size_t to)
+{
+    char a[32], b[32] = "";
+    print_size(a, sizeof a, from);
+    if (to != TCOMM_MPI_ANY_SIZE)
+        print_size(b, sizeof b, to);
+    snprintf(buf, len, "%s-%s", a, b);
+}
+
+/* Every table of algorithms, in the order they are tried, and the rules
+ * TCOMM_TUNE puts before them (its names are the first column). */
+static int print_algorithms(void)
+{
+    tcomm_mpi_tune_t tune;
+    char why[600], range[80];
+    const char *text = tcomm_config()->tune;
+    if (tcomm_mpi_tune_parse(text, &tune, why, sizeof why) != 0) {
+        fprintf(stderr, "tcomm_info: TCOMM_TUNE=\"%s\": %s\n", text, why);
+        return 1;
+    }
+    printf("The mpi backend's algorithms on host tensors, per collective "
+           "in the order tried:\nthe first whose range holds the call and "
+           "that applies to it runs.\n");
+    const tcomm_mpi_coll_table_t *t;
+    for (int i = 0; (t = tcomm_mpi_coll_table_at(i)); i++) {
+        printf("\n%s (ranges of %s):\n", t->name, t->measure);
+        for (int r = 0; r < t->count; r++) {
+            const tcomm_mpi_algo_t *a = &t->algos[r];
+            print_range(range, sizeof range, a->from, a->to);
+            printf("  %-28s %-8s %s\n", tcomm_path_word(a->path), range,
+                   a->what);
+        }
+        for (int k = 0; k < tune.count; k++)
+            if (tune.rule[k].table == t) {
+                print_range(range, sizeof range, tune.rule[k].from,
+                            tune.rule[k].to);
+                printf("  TCOMM_TUNE: %s first at %s\n",
+                       tcomm_path_word(t->algos[tune.rule[k].algo].path),
+                       range);
+            }
+    }
+    printf("\nall_to_all, all_to_all_v, reduce_scatter_v: chosen inside "
+           "src/mpi/ (no table yet);\nbarrier: the agreement's round, or "
+           "MPI_Barrier.\n");
+    return 0;
+}
+
 /* Options before MPI starts: help and errors need no MPI. Returns -1 to
  * go on, else the exit status. */
 static int parse_args(int argc, char **argv, int *parsable)
@@ -218,6 +276,8 @@ static int parse_args(int argc, char **argv, int *parsable)
                    "support and settings.\n"
                    "  -p, --parsable     one key:value line per fact (stable "
                    "keys, for scripts)\n"
+                   "  -a, --algorithms   list every collective's algorithms, "
+                   "their ranges and TCOMM_TUNE's rules, and exit\n"
                    "  -V, -v, --version  print the version and exit\n"
                    "  -h, --help         print this help and exit\n"
                    "Under mpirun, rank 0 prints each rank's section, "
@@ -233,6 +293,8 @@ static int parse_args(int argc, char **argv, int *parsable)
             printf("tcomm %d.%d.%d\n", major, minor, patch);
             return 0;
         }
+        if (!strcmp(a, "-a") || !strcmp(a, "--algorithms"))
+            return print_algorithms();
         if (!strcmp(a, "-p") || !strcmp(a, "--parsable")) {
             *parsable = 1;
             continue;

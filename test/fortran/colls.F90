@@ -3,6 +3,7 @@
 ! -DTK_R4, TK_R8, TK_I4, TK_I8 or TK_I1), at any number of ranks:
 ! all_reduce with every op, all_gather (ranks' extents differ) and
 ! reduce_scatter with every op along each dim, broadcast from each root,
+! reduce with every op to each root (recvbuf of size 0 off the root),
 ! for rank-1 to rank-3 arrays; sections (strided, negative strides,
 ! rank 3), scalars; and calls without ierr. Exit status 1 on any failure.
 #if defined(TK_R4)
@@ -56,6 +57,11 @@ program fortran_colls
     end do
     do root = 0, np - 1
       call t_broadcast(nrank, root)
+    end do
+  end do
+  do op = TCOMM_SUM, TCOMM_AVG
+    do root = 0, np - 1
+      call t_reduce(op, root)
     end do
   end do
   call t_sections()
@@ -234,6 +240,34 @@ contains
       call check_vals(got, want, trim(what))
     end if
   end subroutine t_all_reduce
+
+  ! reduce of a (3, 4) array to root; elsewhere recvbuf has size 0.
+  subroutine t_reduce(op, root)
+    integer, intent(in) :: op, root
+    integer :: i, ierr
+    TK :: a(3, 4), b(3, 4), none(0)
+    real(8) :: vals(12), want(12), got(12)
+    character(len=64) :: what
+    vals = [(rv(me, i, op), i = 1, 12)]
+    want = [(reduced(i, op), i = 1, 12)]
+    a = reshape([(CV(vals(i)), i = 1, 12)], [3, 4])
+    b = CV(-3)
+    write (what, '(a,2a,i0)') 'reduce ', trim(opname(op)), ' to ', root
+    if (me == root) then
+      call tcomm_reduce(comm, a, b, op, root, ierr)
+    else
+      call tcomm_reduce(comm, a, none, op, root, ierr)
+    end if
+    got = real(reshape(b, [12]), 8)
+    if (op == TCOMM_AVG .and. .not. IS_REAL) then
+      call check(ierr == TCOMM_ERR_DTYPE, trim(what) // ': status')
+    else
+      call check(ierr == TCOMM_SUCCESS, trim(what) // ': status')
+      if (me == root) call check_vals(got, want, trim(what))
+    end if
+    if (me /= root .or. ierr /= TCOMM_SUCCESS) &
+      call check(all(b == CV(-3)), trim(what) // ': recvbuf unchanged')
+  end subroutine t_reduce
 
   subroutine t_all_gather(r, k)
     integer, intent(in) :: r, k

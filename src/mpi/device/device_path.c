@@ -187,3 +187,53 @@ tcomm_status_t tcomm_device_reduce_scatter(tcomm_mpi_state_t *st,
     }
     return rc;
 }
+
+/* reduce: all_reduce's device path, the result kept on the root (a
+ * scratch output on the other ranks). */
+static tcomm_status_t device_reduce(tcomm_mpi_state_t *st,
+                                    const tcomm_coll_args_t *a)
+{
+    const tcomm_tensor_t *in = a->in;
+    tcomm_tensor_t *out = a->out;
+    if (st->rank != a->root)
+        TCOMM_TRY(tcomm_tensor_alloc("tcomm_reduce_into", in->graph,
+                                     in->dtype, in->ndim, in->shape, &out));
+    tcomm_status_t s = tcomm_device_all_reduce(st, in, a->op, out);
+    if (out != a->out)
+        tcomm_tensor_release(out);
+    return s;
+}
+
+/* The backend's collective slot on device tensors (the barrier moves no
+ * tensor and never comes here). */
+tcomm_status_t tcomm_device_collective(tcomm_mpi_state_t *st,
+                                       const tcomm_coll_args_t *a)
+{
+    const tcomm_tensor_t *in = a->in;
+    tcomm_tensor_t *out = a->out;
+    switch (a->coll) {
+    case TCOMM_COLL_ALL_REDUCE:
+        return tcomm_device_all_reduce(st, in, a->op, out);
+    case TCOMM_COLL_ALL_GATHER:
+        return tcomm_device_all_gather(st, in, a->dim, a->recv_sizes, out);
+    case TCOMM_COLL_REDUCE_SCATTER:
+        return tcomm_device_reduce_scatter(st, in, a->op, a->dim, out);
+    case TCOMM_COLL_BROADCAST:
+        return tcomm_device_broadcast(st, in, a->root, out);
+    case TCOMM_COLL_ALL_TO_ALL:
+        return tcomm_device_all_to_all(st, in, a->dim, a->concat_dim, out);
+    case TCOMM_COLL_ALL_TO_ALL_V:
+        return tcomm_device_all_to_all_v(st, in, a->dim, a->send_sizes,
+                                         a->concat_dim, a->recv_sizes, out);
+    case TCOMM_COLL_REDUCE_SCATTER_V:
+        return tcomm_device_reduce_scatter_v(st, in, a->op, a->dim,
+                                             a->send_sizes, out);
+    case TCOMM_COLL_REDUCE:
+        return device_reduce(st, a);
+    default: /* a front end newer than the backend */
+        return tcomm_backend_error(TCOMM_ERR_UNSUPPORTED,
+                                   "the mpi backend has no collective %d "
+                                   "on device tensors",
+                                   (int)a->coll);
+    }
+}
