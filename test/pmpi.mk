@@ -28,9 +28,14 @@ test_pmpi_fmpifh_SOURCES = test/pmpi/fmpifh.F90
 test_pmpi_fmpifh_FCFLAGS = $(TCOMM_FC_MISMATCH) -I$(srcdir)/test/pmpi
 test_pmpi_fusempi_SOURCES = test/pmpi/fusempi.F90
 test_pmpi_fusempi_FCFLAGS = -I$(srcdir)/test/pmpi
+# Automake tracks what a C source includes, not what a Fortran one does:
+# the programs rebuild when their shared body changes.
+test/pmpi/fmpifh-fmpifh.$(OBJEXT) test/pmpi/fusempi-fusempi.$(OBJEXT): \
+	$(srcdir)/test/pmpi/fcolls.inc
 if TCOMM_HAVE_FORTRAN_F08
 check_PROGRAMS += test/pmpi/ff08
 test_pmpi_ff08_SOURCES = test/pmpi/ff08.F90
 test_pmpi_ff08_FCFLAGS = -I$(srcdir)/test/pmpi
+test/pmpi/ff08-ff08.$(OBJEXT): $(srcdir)/test/pmpi/fcolls.inc
 endif
 endif
