@@ -52,9 +52,10 @@ typedef struct tcomm_coll_args {
     size_t size;
     /** Which collective. */
     tcomm_coll_t coll;
-    /** The input (NULL: barrier) and the output, of the input's graph
-     *  (out == in: in place; reduce: NULL on ranks other than root). */
+    /** The input (NULL: barrier). */
     const tcomm_tensor_t *in;
+    /** The output, of the input's graph (out == in: in place; reduce:
+     *  NULL on ranks other than root). */
     tcomm_tensor_t *out;
     /** The reduction op (all_reduce, reduce, reduce_scatter(_v)). */
     tcomm_op_t op;
