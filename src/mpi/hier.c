@@ -112,11 +112,6 @@ tcomm_status_t tcomm_hier_create(tcomm_mpi_state_t *st)
     TCOMM_MPI_CHECK_GOTO(MPI_Comm_split_type(st->comm, MPI_COMM_TYPE_SHARED,
                                              0, MPI_INFO_NULL, &node),
                          s, out);
-    /* Open MPI 4.1's ob1 over TCP crashed (SIGSEGV in
-     * mca_pml_ob1_recv_frag_callback_match) when a node peer's first
-     * message on the new communicator came while this rank was still
-     * activating it: nobody uses it before everyone has it. */
-    TCOMM_MPI_CHECK_GOTO(MPI_Barrier(st->comm), s, out);
     TCOMM_MPI_CHECK_GOTO(MPI_Allreduce(&st->rank, &first, 1, MPI_INT,
                                        MPI_MIN, node),
                          s, out);
