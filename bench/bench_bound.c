@@ -144,11 +144,14 @@ static void add(tcomm_dtype_t dt, void *c, const void *a, const void *b,
 }
 
 /* The slowest rank's best time of one piece, in seconds: pieces of bytes
- * one after the other through span bytes of each buffer. */
+ * one after the other through span bytes of each buffer, each piece at a
+ * cache line's boundary (a piece of 5 bytes would leave the next one's
+ * elements misaligned). */
 static double time_piece(bench_run_t *r, size_t bytes, size_t span,
                          int is_add)
 {
-    size_t windows = span > bytes ? span / bytes : 1;
+    size_t stride = (bytes + 63) / 64 * 64;
+    size_t windows = span > stride ? span / stride : 1;
     size_t walk = windows * bytes > TRY_BYTES ? windows * bytes : TRY_BYTES;
     size_t reps = walk / bytes;
     char **buf = (char **)r->bw_buf;
@@ -157,7 +160,7 @@ static double time_piece(bench_run_t *r, size_t bytes, size_t span,
         bench_sync_barrier(r);
         double t0 = bench_now();
         for (size_t k = 0; k < reps; k++) {
-            size_t at = k % windows * bytes;
+            size_t at = k % windows * stride;
             if (is_add)
                 add(r->opt->dtype, buf[2] + at, buf[0] + at, buf[1] + at,
                     bytes);

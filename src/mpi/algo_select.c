@@ -189,8 +189,9 @@ static int parse_rule(char *rule, tcomm_mpi_tune_t *tune,
                         part[0], list),
                -1;
     }
-    char *range = part[parts - 2], *algo = part[parts - 1];
-    char *dash = parts >= 2 ? strchr(range, '-') : NULL;
+    /* a rule of one part has no range: the check below refuses it */
+    char *range = parts >= 2 ? part[parts - 2] : NULL, *algo = part[parts - 1];
+    char *dash = range ? strchr(range, '-') : NULL;
     if (parts < 2 || !*cur || !dash)
         return snprintf(err, len,
                         "a rule is collective:from-to:algorithm (to may be "

@@ -140,10 +140,8 @@ static void write_ours(tcomm_node_call_t *c, const tcomm_shm_note_t *peers,
 {
     int push = pushed(outer, rb) && rb;
     size_t total = outer == 1 ? rb : outer; /* bytes, or rows */
-    size_t step = outer == 1 ? PUSH_PIECE : PUSH_PIECE / rb;
-    step = step ? step : 1;
-    if (!push)
-        step = total;
+    size_t step = !push ? total : outer == 1 ? PUSH_PIECE : PUSH_PIECE / rb;
+    step = step ? step : 1; /* rb 0 is never pushed: no division by it */
     for (size_t a = 0; a < total; a += step) {
         size_t len = total - a < step ? total - a : step;
         own_piece(in, out, col, stride, outer, rb, a, len);
