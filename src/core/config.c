@@ -61,7 +61,8 @@ static const tcomm_setting_t settings[] = {
      tcomm_parse_progress, FIELD(progress_thread)},
     {"TCOMM_HIER", "1",
      "1: on a communicator whose ranks span several nodes, all_reduce, "
-     "reduce_scatter, all_gather and broadcast run in two levels: within "
+     "reduce_scatter, all_gather and broadcast (where the node layout "
+     "allows: doc/reference.md) run in two levels: within "
      "each node through tcomm's single copies, across nodes through MPI "
      "among one rank per node (or per node rank), so one buffer per node "
      "crosses the network; 0: one MPI call over all ranks. Set it alike "

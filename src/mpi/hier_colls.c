@@ -18,7 +18,8 @@
  *   all_gather (only size-1 dims before dim, consecutive ranks per node): node all_gather into
  *     the node's place of out, MPI_Allgatherv of the node blocks among
  *     the nodes' first ranks, node broadcast of out;
- *   broadcast: MPI_Bcast across nodes among the ranks of the root's node
+ *   broadcast (ranks not consecutive per node, as round robin places
+ *     them): MPI_Bcast across nodes among the ranks of the root's node
  *     rank (its first rank where the nodes differ in size, after the
  *     root's node has the data), then a node broadcast.
  * AVG reduces as SUM on both levels and divides once by the whole size.
@@ -271,7 +272,10 @@ int tcomm_hier_broadcast_applies(const tcomm_mpi_state_t *st,
                                  const tcomm_coll_args_t *a)
 {
     (void)a;
-    return tcomm_hier_applies(st);
+    /* Where each node's ranks are consecutive, MPI's own tree crosses
+     * between nodes once per node too, and pipelines the two levels,
+     * which these do not (doc/performance.md, "Across hosts"). */
+    return tcomm_hier_applies(st) && !st->hier->by_slot;
 }
 
 tcomm_status_t tcomm_hier_broadcast_run(tcomm_mpi_state_t *st,
