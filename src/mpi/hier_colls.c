@@ -73,13 +73,6 @@ static tcomm_status_t on_node(const tcomm_mpi_state_t *st,
     return tcomm_mpi_algo_run(st->hier->node->state, t, &a);
 }
 
-static tcomm_status_t finish(tcomm_mpi_state_t *st, tcomm_op_t op,
-                             tcomm_tensor_t *out)
-{
-    return tcomm_space_finish(&tcomm_memspace_host, NULL, out->dtype, op,
-                              out->data, out->numel, st->size);
-}
-
 static tcomm_status_t no_memory(const char *fn)
 {
     return tcomm_error(TCOMM_ERR_NO_MEMORY,
@@ -144,7 +137,7 @@ tcomm_status_t tcomm_hier_all_reduce_slices_run(tcomm_mpi_state_t *st,
         free(sizes);
     free(slice);
     TCOMM_TRY(s);
-    return finish(st, a->op, a->out);
+    return tcomm_mpi_finish_avg(st, a->op, a->out);
 }
 
 int tcomm_hier_all_reduce_leaders_applies(const tcomm_mpi_state_t *st,
@@ -168,7 +161,7 @@ tcomm_status_t tcomm_hier_all_reduce_leaders_run(tcomm_mpi_state_t *st,
                                             h->cross));
     TCOMM_TRY(on_node(st, &tcomm_mpi_broadcast_table, v.to, v.to, v.lop, 0, 0,
                       NULL));
-    return finish(st, a->op, a->out);
+    return tcomm_mpi_finish_avg(st, a->op, a->out);
 }
 
 int tcomm_hier_reduce_scatter_applies(const tcomm_mpi_state_t *st,
@@ -214,7 +207,7 @@ tcomm_status_t tcomm_hier_reduce_scatter_run(tcomm_mpi_state_t *st,
     free(counts);
     free(part);
     TCOMM_TRY(s);
-    return finish(st, a->op, a->out);
+    return tcomm_mpi_finish_avg(st, a->op, a->out);
 }
 
 int tcomm_hier_all_gather_applies(const tcomm_mpi_state_t *st,
