@@ -104,10 +104,10 @@ for entry in $progs; do
                 }
             done ;;
         esac
-        # ff08's MPI_Alloc_mem blocks are the arena's
-        case $entry in */ff08)
+        # the Fortran programs' MPI_Alloc_mem blocks are the arena's
+        case $entry in */f*)
             grep -q "^tcomm_pmpi: MPI_Alloc_mem $((2 * np)) handled, 0 passed" \
-                "$tmp/pre.err" || { echo "FAIL: ff08 at $np ranks: its" \
+                "$tmp/pre.err" || { echo "FAIL: $prog at $np ranks: its" \
                     "MPI_Alloc_mem blocks are not the arena's"; fail=1; } ;;
         esac
         # calls: exactly 3 calls per rank of every function, whether

@@ -29,7 +29,7 @@ __attribute__((constructor)) static void read_settings(void)
 /* Below these sizes (one rank's part, 2 ranks, wrapped user buffers)
  * MPI was as fast or faster (doc/performance.md, "Drop-in
  * acceleration"): the wrapping and tcomm's path cost more than they save.
- * SIZE_MAX: always MPI. */
+ * SIZE_MAX: MPI keeps the call unless TCOMM_PMPI_MIN_BYTES says. */
 static const size_t min_bytes[PMPI_FN_COUNT] = {
     [PMPI_FN_ALLREDUCE] = 16384,
     [PMPI_FN_REDUCE_SCATTER_BLOCK] = 16384,
@@ -37,7 +37,11 @@ static const size_t min_bytes[PMPI_FN_COUNT] = {
     [PMPI_FN_ALLGATHER] = 8 << 20,
     [PMPI_FN_ALLGATHERV] = 8 << 20,
     [PMPI_FN_BCAST] = 32768,
-    [PMPI_FN_ALLTOALL] = 512 << 10,
+    /* tcomm's all_to_all of private buffers is MPI_Alltoall itself
+       (src/mpi/all_to_all.c: its single copies were no faster than
+       vader's, which makes the same copies), so taking it only adds the
+       wrapping: MPI keeps it unless TCOMM_PMPI_MIN_BYTES=0 */
+    [PMPI_FN_ALLTOALL] = (size_t)-1,
     /* uneven counts (tcomm's all_to_all_v on wrapped buffers, its output
        fresh and copied out) measured 1.5-6x MPI's at 1-16 MiB a peer:
        MPI keeps them unless TCOMM_PMPI_MIN_BYTES=0; one block everywhere
@@ -52,15 +56,13 @@ static const size_t min_bytes[PMPI_FN_COUNT] = {
     [PMPI_FN_IALLGATHER] = 8 << 20,
     [PMPI_FN_IREDUCE_SCATTER_BLOCK] = 16384,
     [PMPI_FN_IBCAST] = 32768,
-    [PMPI_FN_IALLTOALL] = 512 << 10,
+    [PMPI_FN_IALLTOALL] = (size_t)-1,
     [PMPI_FN_ALLOC_MEM] = (size_t)-1, /* not a gate: pmpi_memory.c */
 };
 
 size_t tcomm_pmpi_min_bytes(tcomm_pmpi_fn_t fn)
 {
-    if (min_bytes_override >= 0 &&
-        (min_bytes[fn] != (size_t)-1 || fn == PMPI_FN_BARRIER ||
-         fn == PMPI_FN_ALLTOALLV))
+    if (min_bytes_override >= 0 && fn != PMPI_FN_ALLOC_MEM)
         return (size_t)min_bytes_override;
     return min_bytes[fn];
 }

@@ -2,7 +2,7 @@
 ! A plain MPI program in Fortran (use mpi_f08) for test/pmpi-check.sh; its
 ! body is fcolls.inc.
 #define COMM_T type(MPI_Comm)
-#define PMPI_TEST_ALLOC_MEM
+#define ALLOC_MEM_CPTR
 program pmpi_ff08
   use mpi_f08
   use, intrinsic :: iso_c_binding, only: c_ptr, c_f_pointer

@@ -3,7 +3,7 @@
 ! body is fcolls.inc.
 #define COMM_T integer
 program pmpi_fmpifh
-
+  use, intrinsic :: iso_c_binding, only: c_ptr, c_f_pointer
   implicit none
   include 'mpif.h'
   character(len=16) :: where, what

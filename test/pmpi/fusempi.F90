@@ -4,6 +4,7 @@
 #define COMM_T integer
 program pmpi_fusempi
   use mpi
+  use, intrinsic :: iso_c_binding, only: c_ptr, c_f_pointer
   implicit none
 
   character(len=16) :: where, what
