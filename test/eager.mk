@@ -9,3 +9,12 @@ test_mpi_eager_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 test_mpi_eager_LDADD = libtcomm_internal.la $(CHECK_LIBS)
 TESTS += test/mpi_eager-np1.mpitest test/mpi_eager-np2.mpitest \
 	test/mpi_eager-np3.mpitest test/mpi_eager-np4.mpitest
+
+# The same suite over the carrying MPI round that ranks on several nodes
+# use (src/mpi/carry_round.c; test hook TCOMM_HOOK_NO_NODE_ROUND).
+check_PROGRAMS += test/mpi_eager_net
+test_mpi_eager_net_SOURCES = $(test_mpi_eager_SOURCES)
+test_mpi_eager_net_CFLAGS = $(test_mpi_eager_CFLAGS) -DEAGER_OVER_MPI
+test_mpi_eager_net_LDADD = $(test_mpi_eager_LDADD)
+TESTS += test/mpi_eager_net-np1.mpitest test/mpi_eager_net-np2.mpitest \
+	test/mpi_eager_net-np3.mpitest test/mpi_eager_net-np4.mpitest

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* MPI suite of the small calls completed in the agreement's round
- * (src/frontend/eager.c, src/mpi/node/shm_min.c), 1-4 ranks: every kind
+ * (src/frontend/eager.c; src/mpi/node/shm_min.c, or, built as
+ * test/mpi_eager_net, src/mpi/carry_round.c), 1-4 ranks: every kind
  * it takes (all_to_all_v with its sizes), over every dtype and op,
  * against a reference computed here from every rank's input formula,
  * with the count of eager calls saying that the round completed them;
@@ -515,6 +516,10 @@ END_TEST
 
 int main(int argc, char **argv)
 {
+#ifdef EAGER_OVER_MPI /* test/mpi_eager_net: the round ranks on
+                         several nodes take */
+    tcomm_test_set_hook(TCOMM_HOOK_NO_NODE_ROUND, 1);
+#endif
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &np);

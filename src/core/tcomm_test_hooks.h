@@ -31,6 +31,10 @@ typedef enum {
      * identity alone, as before issue 27, so that mismatched arguments
      * still reach MPI under the timeout layer (its failure paths). */
     TCOMM_HOOK_IDENTITY_ONLY,
+    /* != 0 when a communicator is made: it gets no node-wide segment, as
+     * one whose ranks span nodes, so its agreement's round is the
+     * carrying MPI round (src/mpi/carry_round.c). */
+    TCOMM_HOOK_NO_NODE_ROUND,
     TCOMM_HOOK_COUNT
 } tcomm_test_hook_t;
 

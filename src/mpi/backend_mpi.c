@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "tcomm_backend_mpi.h"
+#include "tcomm_carry_round.h"
 #include "tcomm_hier.h"
 #include "tcomm_config.h"
 #include "tcomm_log.h"
@@ -16,6 +17,7 @@
 #include "tcomm_pull.h"
 #include "tcomm_node_map.h"
 #include "tcomm_shm_min.h"
+#include "tcomm_test_hooks.h"
 #include "tcomm_timeout.h"
 
 static tcomm_status_t mpi_query(void *state, int *rank, int *size,
@@ -54,8 +56,10 @@ static tcomm_status_t mpi_allreduce_min_i64(void *state, int64_t *values,
     return tcomm_mpi_min_i64(st->comm, values, count);
 }
 
-/* On one node (no timeout) the shared-memory round carries the bytes;
- * elsewhere nothing is carried: the same answer on every rank. */
+/* Without a timeout the round carries the bytes: on one node the
+ * shared-memory round, elsewhere an MPI_Allgather of slots
+ * (carry_round.c); with one nothing is carried. The same on every
+ * rank. */
 static tcomm_status_t mpi_allreduce_min_i64_carry(void *state,
                                                   int64_t *values, int count,
                                                   const void *mine,
@@ -65,8 +69,12 @@ static tcomm_status_t mpi_allreduce_min_i64_carry(void *state,
 {
     tcomm_mpi_state_t *st = state;
     *carried = 0;
-    if (st->timeout || !st->shm_min || count > TCOMM_SHM_MIN_MAX)
+    if (st->timeout || count > TCOMM_SHM_MIN_MAX)
         return mpi_allreduce_min_i64(state, values, count);
+    if (!st->shm_min)
+        return tcomm_carry_round(st, values, count,
+                                 st->single_copy ? mine : NULL, bytes,
+                                 blocks, lens, carried);
     *carried = tcomm_shm_min_carry(st->shm_min, values, count,
                                    st->single_copy ? mine : NULL, bytes,
                                    blocks, lens);
@@ -92,6 +100,7 @@ static void mpi_destroy(void *state)
     int failed = st->owner && st->owner->failed, finalized = 0;
     tcomm_timeout_destroy(st->timeout, failed);
     tcomm_hier_destroy(st->hier, failed);
+    tcomm_carry_round_destroy(st->carry);
     if (st->shm_min)
         tcomm_node_map_release(st->shm_min);
     tcomm_shm_min_destroy(st->shm_min);
@@ -292,7 +301,7 @@ tcomm_status_t tcomm_comm_create_mpi(MPI_Comm mpi_comm, tcomm_comm_t **comm)
     }
     /* With a timeout the first exchange must be one that can be given up
      * on (src/mpi/timeout.c); else ranks of one node meet in shared memory. */
-    if (timeout <= 0 &&
+    if (timeout <= 0 && !tcomm_test_hook(TCOMM_HOOK_NO_NODE_ROUND) &&
         (s = tcomm_mpi_status(tcomm_shm_min_create(st->comm, &st->shm_min),
                               "tcomm_comm_create_mpi (shared memory)",
                               __FILE__, __LINE__)) != TCOMM_SUCCESS) {

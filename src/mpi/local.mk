@@ -14,7 +14,8 @@ libtcomm_internal_la_SOURCES += \
 	src/mpi/alltoall_v_pull.c \
 	src/mpi/reduce_scatter_v.c \
 	src/mpi/timeout.c src/mpi/timeout_hosts.c src/mpi/cuda_aware_probe.c \
-	src/mpi/finalize_hook.c src/mpi/launcher.c
+	src/mpi/finalize_hook.c src/mpi/launcher.c \
+	src/mpi/tcomm_carry_round.h src/mpi/carry_round.c
 
 # Two-level collectives across nodes (issue 31).
 libtcomm_internal_la_SOURCES += src/mpi/tcomm_hier.h src/mpi/hier.c \

@@ -19,6 +19,8 @@ typedef struct tcomm_mpi_state {
     struct tcomm_timeout *timeout; /* TCOMM_TIMEOUT > 0: src/mpi/timeout.c */
     struct tcomm_shm_min *shm_min; /* one node, no timeout: shm_min.c */
     struct tcomm_hier *hier; /* several nodes: src/mpi/hier.c */
+    /* the agreement's round without shm_min: src/mpi/carry_round.c */
+    struct tcomm_carry_round *carry;
     int single_copy; /* TCOMM_SINGLE_COPY on every rank */
     uint64_t node_seq; /* single-copy calls so far (node_call.c) */
     unsigned map_skip, map_backoff; /* the mapped tier's (node_call.c) */

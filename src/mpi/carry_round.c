@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The agreement's round where no node-wide segment exists (ranks on
+ * several nodes), carrying small inputs as the shared-memory round does
+ * on one node (src/mpi/node/shm_min.c; the front end completes a call
+ * whose inputs all came: src/frontend/eager.c).
+ *
+ * Why: across nodes a checked call otherwise costs two trips over the
+ * network, the agreement's MPI_Allreduce and then the collective; a
+ * small one now costs one, an MPI_Allgather of a slot per rank.
+ *
+ * MPI needs the same count on every rank, so the slot's room for data
+ * (the cap) cannot follow this call's input. It follows the calls
+ * before, which every rank saw whole in their rounds: it starts at the
+ * most (TCOMM_EAGER_BYTES), falls to none after a call that some rank
+ * could not offer (a large one: the next large call then pays for no
+ * room it does not use), and from there grows to the smallest class
+ * that held every rank's input of each small call. So a small call is
+ * carried unless the call before it was large or smaller than it, and a
+ * loop of small calls of one size from its second call on. Every rank
+ * computes the same cap from the same slots. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tcomm_backend_mpi.h"
+#include "tcomm_carry_round.h"
+#include "tcomm_internal.h"
+
+/* the room for data a round may have, the largest TCOMM_EAGER_BYTES */
+static const size_t caps[] = {0, 64, 256, 1024, 4096};
+#define NCAPS ((int)(sizeof caps / sizeof caps[0]))
+
+/* A slot: count values, then this rank's offer and what it wanted to
+ * offer (bytes, -1: none), then the room. All int64: 8-byte aligned. */
+enum { OFFER, WANT, FIELDS };
+
+struct tcomm_carry_round {
+    int cap;       /* index into caps, the same on every rank */
+    int64_t *buf;  /* the last round's slots: what blocks point into */
+    size_t buf_bytes;
+};
+
+void tcomm_carry_round_destroy(tcomm_carry_round_t *r)
+{
+    if (r)
+        free(r->buf);
+    free(r);
+}
+
+static size_t slot_words(int count, size_t cap)
+{
+    return (size_t)count + FIELDS + cap / sizeof(int64_t);
+}
+
+/* The cap after a round: none where some rank wanted to offer nothing,
+ * else at least the class of the largest wanted offer. */
+static int next_cap(int cap, const int64_t *all, size_t words, int count,
+                    int n)
+{
+    int64_t most = 0;
+    for (int r = 0; r < n; r++) {
+        int64_t want = all[(size_t)r * words + (size_t)count + WANT];
+        if (want < 0 || (uint64_t)want > caps[NCAPS - 1])
+            return 0;
+        if (want > most)
+            most = want;
+    }
+    while ((size_t)most > caps[cap])
+        cap++;
+    return cap;
+}
+
+tcomm_status_t tcomm_carry_round(tcomm_mpi_state_t *st, int64_t *values,
+                                 int count, const void *mine, size_t bytes,
+                                 const void **blocks, size_t *lens,
+                                 int *carried)
+{
+    int n = st->size;
+    *carried = 0;
+    if (!st->carry) {
+        if (!(st->carry = calloc(1, sizeof *st->carry)))
+            return tcomm_error(TCOMM_ERR_NO_MEMORY,
+                               "the agreement's round: out of host memory");
+        st->carry->cap = NCAPS - 1;
+    }
+    tcomm_carry_round_t *r = st->carry;
+    size_t cap = caps[r->cap], words = slot_words(count, cap);
+    size_t need = (size_t)(n + 1) * words * sizeof(int64_t);
+    if (need > r->buf_bytes) {
+        int64_t *grown = realloc(r->buf, need);
+        if (!grown) /* the same cap everywhere: report, never diverge */
+            return tcomm_error(TCOMM_ERR_NO_MEMORY,
+                               "the agreement's round: out of host memory "
+                               "(%zu bytes)", need);
+        r->buf = grown;
+        r->buf_bytes = need;
+    }
+    /* slot n is this rank's outgoing one, after the n received */
+    int64_t *out = r->buf + (size_t)n * words;
+    memcpy(out, values, (size_t)count * sizeof *values);
+    out[count + WANT] = mine ? (int64_t)bytes : -1;
+    out[count + OFFER] = mine && bytes <= cap ? (int64_t)bytes : -1;
+    memset(&out[count + FIELDS], 0, cap);
+    if (out[count + OFFER] >= 0 && bytes)
+        memcpy(&out[count + FIELDS], mine, bytes);
+    int bytes_per_slot = (int)(words * sizeof(int64_t));
+    TCOMM_MPI_CHECK(MPI_Allgather(out, bytes_per_slot, MPI_BYTE, r->buf,
+                                  bytes_per_slot, MPI_BYTE, st->comm));
+    int all_came = 1;
+    for (int k = 0; k < n; k++) {
+        const int64_t *s = r->buf + (size_t)k * words;
+        for (int i = 0; i < count; i++)
+            if (s[i] < values[i])
+                values[i] = s[i];
+        int64_t offer = s[count + OFFER];
+        if (offer < 0 || (uint64_t)offer > cap) {
+            all_came = 0;
+        } else if (blocks) {
+            blocks[k] = &s[count + FIELDS];
+            lens[k] = (size_t)offer;
+        }
+    }
+    r->cap = next_cap(r->cap, r->buf, words, count, n);
+    *carried = all_came && blocks;
+    return TCOMM_SUCCESS;
+}
