@@ -57,9 +57,9 @@ static tcomm_status_t mpi_allreduce_min_i64(void *state, int64_t *values,
 }
 
 /* Without a timeout the round carries the bytes: on one node the
- * shared-memory round, elsewhere an MPI_Allgather of slots
- * (carry_round.c); with one nothing is carried. The same on every
- * rank. */
+ * shared-memory round, elsewhere an MPI_Allgather of slots up to
+ * TCOMM_CARRY_RANKS ranks (carry_round.c); with one, or more ranks,
+ * nothing is carried. The same on every rank. */
 static tcomm_status_t mpi_allreduce_min_i64_carry(void *state,
                                                   int64_t *values, int count,
                                                   const void *mine,
@@ -70,6 +70,8 @@ static tcomm_status_t mpi_allreduce_min_i64_carry(void *state,
     tcomm_mpi_state_t *st = state;
     *carried = 0;
     if (st->timeout || count > TCOMM_SHM_MIN_MAX)
+        return mpi_allreduce_min_i64(state, values, count);
+    if (!st->shm_min && st->size > TCOMM_CARRY_RANKS)
         return mpi_allreduce_min_i64(state, values, count);
     if (!st->shm_min)
         return tcomm_carry_round(st, values, count,

@@ -17,7 +17,12 @@
  * that held every rank's input of each small call. So a small call is
  * carried unless the call before it was large or smaller than it, and a
  * loop of small calls of one size from its second call on. Every rank
- * computes the same cap from the same slots. */
+ * computes the same cap from the same slots.
+ *
+ * A round moves every rank's slot to every rank, where an MPI_Allreduce
+ * of the summary moves log(n) of them: so it is taken only up to
+ * TCOMM_CARRY_RANKS ranks, and its room only as large as keeps the
+ * whole round within CARRY_ROUND_BYTES. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,6 +33,7 @@
 /* the room for data a round may have, the largest TCOMM_EAGER_BYTES */
 static const size_t caps[] = {0, 64, 256, 1024, 4096};
 #define NCAPS ((int)(sizeof caps / sizeof caps[0]))
+#define CARRY_ROUND_BYTES ((size_t)16 << 10) /* n slots' room, at most */
 
 /* A slot: count values, then this rank's offer and what it wanted to
  * offer (bytes, -1: none), then the room. All int64: 8-byte aligned. */
@@ -35,6 +41,7 @@ enum { OFFER, WANT, FIELDS };
 
 struct tcomm_carry_round {
     int cap;       /* index into caps, the same on every rank */
+    int most;      /* the largest index for this many ranks */
     int64_t *buf;  /* the last round's slots: what blocks point into */
     size_t buf_bytes;
 };
@@ -64,9 +71,18 @@ static int next_cap(int cap, const int64_t *all, size_t words, int count,
         if (want > most)
             most = want;
     }
-    while ((size_t)most > caps[cap])
+    while ((size_t)most > caps[cap] && cap + 1 < NCAPS)
         cap++;
     return cap;
+}
+
+/* The largest room n slots may have. */
+static int most_cap(int n)
+{
+    int c = NCAPS - 1;
+    while (c > 0 && (size_t)n * caps[c] > CARRY_ROUND_BYTES)
+        c--;
+    return c;
 }
 
 tcomm_status_t tcomm_carry_round(tcomm_mpi_state_t *st, int64_t *values,
@@ -80,7 +96,7 @@ tcomm_status_t tcomm_carry_round(tcomm_mpi_state_t *st, int64_t *values,
         if (!(st->carry = calloc(1, sizeof *st->carry)))
             return tcomm_error(TCOMM_ERR_NO_MEMORY,
                                "the agreement's round: out of host memory");
-        st->carry->cap = NCAPS - 1;
+        st->carry->cap = st->carry->most = most_cap(n);
     }
     tcomm_carry_round_t *r = st->carry;
     size_t cap = caps[r->cap], words = slot_words(count, cap);
@@ -120,6 +136,8 @@ tcomm_status_t tcomm_carry_round(tcomm_mpi_state_t *st, int64_t *values,
         }
     }
     r->cap = next_cap(r->cap, r->buf, words, count, n);
+    if (r->cap > r->most)
+        r->cap = r->most;
     *carried = all_came && blocks;
     return TCOMM_SUCCESS;
 }

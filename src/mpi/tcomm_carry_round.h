@@ -11,6 +11,10 @@
 
 typedef struct tcomm_carry_round tcomm_carry_round_t;
 
+/* The most ranks a carrying round serves: beyond them the summary's
+ * MPI_Allreduce (log n slots a rank) beats an allgather of n. */
+#define TCOMM_CARRY_RANKS 64
+
 /* tcomm_backend_ops_t::allreduce_min_i64_carry over st->comm: values
  * become their minimum over the ranks; *carried is 1 on every rank when
  * every rank's bytes came (blocks[r], lens[r], valid until the next
