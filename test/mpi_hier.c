@@ -3,7 +3,8 @@
  * thresholds, on arena tensors and on wrapped (foreign) buffers, against
  * the independent reference (test/mpi_reference.c): all_reduce with every
  * op (new output and in place), reduce_scatter and all_gather along dim 0
- * (all_gather with uneven sizes), broadcast from every root; and
+ * (all_gather with uneven sizes), broadcast from every root, reduce to
+ * each root in turn (in place and not); and
  * TCOMM_DETERMINISTIC=1 results bit for bit equal to those of a
  * communicator made with TCOMM_HIER=0. On one node this checks the flat
  * paths; in the namespace bed (test/netns/netns-check.sh: 2 x 2 ranks,
@@ -103,6 +104,38 @@ static void reduce_scatter_case(tcomm_comm_t *c, tcomm_dtype_t d, int op,
     free(kout);
 }
 
+/* reduce to root: the reduction there (in place or not), out untouched
+ * (NULL allowed) elsewhere. */
+static void reduce_case(tcomm_comm_t *c, tcomm_dtype_t d, int op, size_t n,
+                        int root, int in_place)
+{
+    void *kin, *kout = NULL;
+    tcomm_tensor_t *in = tensor(d, n, 0, &kin), *out = NULL;
+    ref_fill(d, op, rank, tcomm_tensor_data(in), n);
+    if (rank == root)
+        out = in_place ? in : tensor(d, n, 1, &kout);
+    ok_status(tcomm_reduce_into(c, in, (tcomm_op_t)op, root, out), "reduce");
+    for (size_t i = 0; out && i < n; i++) {
+        double want = ref_reduce(d, op, nranks, i);
+        double got = ref_load(d, tcomm_tensor_data(out), i);
+        checks++;
+        if (!ref_match(d, op, got, want))
+            fail("reduce", i, got, want);
+    }
+    for (size_t i = 0; rank != root && i < n; i++) { /* input kept */
+        checks++;
+        if (ref_load(d, tcomm_tensor_data(in), i) != ref_value(d, op, rank, i))
+            fail("reduce: input changed", i,
+                 ref_load(d, tcomm_tensor_data(in), i),
+                 ref_value(d, op, rank, i));
+    }
+    if (out && out != in)
+        tcomm_tensor_release(out);
+    free(kout);
+    tcomm_tensor_release(in);
+    free(kin);
+}
+
 /* Rank r contributes base + r elements. */
 static void all_gather_case(tcomm_comm_t *c, tcomm_dtype_t d, size_t base,
                             int wrapped)
@@ -192,6 +225,8 @@ int main(int argc, char **argv)
                 for (int w = 0; w < 2; w++) {
                     all_reduce_case(c, dtypes[k], op, sizes[s], w, w);
                     reduce_scatter_case(c, dtypes[k], op, sizes[s] / 2 + 1, w);
+                    reduce_case(c, dtypes[k], op, sizes[s],
+                                (int)(s + k) % nranks, w);
                 }
         }
     for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)

@@ -19,7 +19,7 @@ libtcomm_internal_la_SOURCES += \
 
 # Two-level collectives across nodes (issue 31).
 libtcomm_internal_la_SOURCES += src/mpi/tcomm_hier.h src/mpi/hier.c \
-	src/mpi/hier_colls.c
+	src/mpi/hier_colls.c src/mpi/hier_reduce.c
 
 # The named algorithms of the collectives whose choice is a table, and
 # the one choice among them (TCOMM_TUNE).

@@ -66,5 +66,10 @@ int tcomm_hier_broadcast_applies(const tcomm_mpi_state_t *st,
                                  const tcomm_coll_args_t *a);
 tcomm_status_t tcomm_hier_broadcast_run(tcomm_mpi_state_t *st,
                                         const tcomm_coll_args_t *a);
+/* src/mpi/hier_reduce.c */
+int tcomm_hier_reduce_applies(const tcomm_mpi_state_t *st,
+                              const tcomm_coll_args_t *a);
+tcomm_status_t tcomm_hier_reduce_run(tcomm_mpi_state_t *st,
+                                     const tcomm_coll_args_t *a);
 
 #endif /* TCOMM_HIER_H */

@@ -96,16 +96,17 @@ suite() { # NAME LIMIT MPIRUN-ARGS...: runs and reports one program
 }
 suite "mpi_hier at 2 x 2 ranks by host" 300 -np 4 --map-by slot \
     -x TCOMM_DEBUG=INFO "$b/test/mpi_hier"
-taken() { # the two-level paths the last suite must have taken
+taken() { # the paths the last suite must have taken (two levels; small
+    # calls completed in the agreement's round across hosts)
     for p in "$@"; do
         grep -q "path=$p\]" "$tmp/out" ||
             { step "FAIL: path $p not taken"; fails=$((fails + 1)); }
     done
 }
-taken hier_allreduce hier_reduce_scatter hier_allgather
+taken hier_allreduce hier_reduce_scatter hier_allgather hier_reduce eager
 suite "mpi_hier at 2 x 2 ranks round robin" 300 -np 4 --map-by node \
     -x TCOMM_DEBUG=INFO "$b/test/mpi_hier"
-taken hier_allreduce hier_bcast
+taken hier_allreduce hier_bcast hier_reduce eager
 suite "mpi_mismatch at 2 x 2 ranks" 300 -np 4 --map-by slot \
     "$b/test/mpi_mismatch"
 suite "mpi_nonblocking at 2 x 2 ranks" 300 -np 4 --map-by slot \

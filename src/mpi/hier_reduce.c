@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* reduce in two levels (src/mpi/tcomm_hier.h), a row of reduce's table
+ * (src/mpi/reduce.c): on every node a reduce to the rank of the root's
+ * node rank (the node's single copies), then MPI_Reduce among the ranks
+ * of that node rank, one per node, to the root. One buffer per node
+ * crosses the network, as in all_reduce's levels. Nodes of equal size
+ * only (every node has a rank of the root's node rank), and not in
+ * deterministic mode (a fold per level changes the order of the
+ * additions). AVG reduces as SUM on both levels; the root divides once
+ * by the whole size. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tcomm_hier.h"
+#include "tcomm_mpi_algo.h"
+#include "tcomm_mpi_kernels.h"
+
+int tcomm_hier_reduce_applies(const tcomm_mpi_state_t *st,
+                              const tcomm_coll_args_t *a)
+{
+    (void)a;
+    return tcomm_hier_reduces(st) && st->hier->equal;
+}
+
+/* The node's reduce to its rank `to` (out there, NULL elsewhere), chosen
+ * by the table like any call of the child communicator. */
+static tcomm_status_t node_reduce(const tcomm_mpi_state_t *st,
+                                  const tcomm_tensor_t *in,
+                                  tcomm_tensor_t *out, tcomm_op_t op, int to)
+{
+    tcomm_coll_args_t a;
+    memset(&a, 0, sizeof a);
+    a.size = sizeof a;
+    a.coll = TCOMM_COLL_REDUCE;
+    a.in = in;
+    a.out = out;
+    a.op = op;
+    a.root = to;
+    st->hier->node->seq++; /* the child's calls, numbered like any comm's */
+    return tcomm_mpi_algo_run(st->hier->node->state, &tcomm_mpi_reduce_table,
+                              &a);
+}
+
+/* MPI_Reduce of the node's partial across nodes, in pieces of at most
+ * tcomm_mpi_count_limit() elements; recv only at the root. */
+static int cross_reduce(const tcomm_hier_t *h, const tcomm_tensor_t *part,
+                        void *recv, MPI_Op mop, int root_node)
+{
+    MPI_Datatype type = tcomm_mpi_datatype(part->dtype);
+    size_t lim = tcomm_mpi_count_limit(), es = tcomm_dtype_size(part->dtype);
+    int rc = type == MPI_DATATYPE_NULL ? MPI_ERR_TYPE : MPI_SUCCESS;
+    for (size_t off = 0, p; off < part->numel && rc == MPI_SUCCESS;
+         off += p) {
+        p = part->numel - off < lim ? part->numel - off : lim;
+        rc = MPI_Reduce((const char *)part->data + off * es,
+                        recv ? (char *)recv + off * es : NULL, (int)p, type,
+                        mop, root_node, h->cross);
+    }
+    return rc;
+}
+
+tcomm_status_t tcomm_hier_reduce_run(tcomm_mpi_state_t *st,
+                                     const tcomm_coll_args_t *a)
+{
+    const tcomm_hier_t *h = st->hier;
+    const tcomm_tensor_t *in = a->in;
+    int root_node, root_local;
+    tcomm_hier_locate(h, a->root, &root_node, &root_local);
+    tcomm_op_t lop = a->op == TCOMM_AVG ? TCOMM_SUM : a->op;
+    MPI_Op mop;
+    TCOMM_MPI_CHECK(tcomm_mpi_op(in->dtype, lop, &mop));
+    /* the node's partial, on the rank of the root's node rank only: a
+     * buffer of its own (the root's output may be its input) */
+    tcomm_tensor_t *part = NULL;
+    if (h->node_rank == root_local)
+        TCOMM_TRY(tcomm_tensor_alloc("tcomm_reduce_into", in->graph,
+                                     in->dtype, in->ndim, in->shape, &part));
+    tcomm_status_t s = node_reduce(st, in, part, lop, root_local);
+    if (s == TCOMM_SUCCESS && part) {
+        void *recv = st->rank == a->root ? a->out->data : NULL;
+        s = tcomm_mpi_status(cross_reduce(h, part, recv, mop, root_node),
+                             "tcomm_reduce_into", __FILE__, __LINE__);
+    }
+    if (part)
+        tcomm_tensor_release(part);
+    if (s == TCOMM_SUCCESS && st->rank == a->root)
+        s = tcomm_mpi_finish_avg(st, a->op, a->out);
+    return s;
+}
