@@ -10,7 +10,8 @@
 # usage: bench-multinode.sh BINDIR OUTDIR
 # environment: MULTINODE_LAYOUT (ranks per host, "2,2"),
 #   MULTINODE_RATES ("1gbit none"), MULTINODE_SIZES (4:16M),
-#   MULTINODE_COLLS (allreduce reduce_scatter allgather bcast alltoall),
+#   MULTINODE_COLLS (allreduce reduce_scatter allgather bcast reduce
+#   alltoall),
 #   MULTINODE_MAX_TIME (seconds per size and side, 1), MPIRUN
 set -u
 bindir=$(cd "${1:?usage: bench-multinode.sh BINDIR OUTDIR}" && pwd)
@@ -18,7 +19,7 @@ outdir=${2:?usage: bench-multinode.sh BINDIR OUTDIR}
 layout=${MULTINODE_LAYOUT:-2,2}
 rates=${MULTINODE_RATES:-1gbit none}
 sizes=${MULTINODE_SIZES:-4:16M}
-colls=${MULTINODE_COLLS:-allreduce reduce_scatter allgather bcast alltoall}
+colls=${MULTINODE_COLLS:-allreduce reduce_scatter allgather bcast reduce alltoall}
 max_time=${MULTINODE_MAX_TIME:-1}
 BED_DIR=$(cd "$(dirname "$0")/../test/netns" && pwd)
 . "$BED_DIR/bed.sh"
