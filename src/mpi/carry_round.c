@@ -115,9 +115,10 @@ tcomm_status_t tcomm_carry_round(tcomm_mpi_state_t *st, int64_t *values,
     memcpy(out, values, (size_t)count * sizeof *values);
     out[count + WANT] = mine ? (int64_t)bytes : -1;
     out[count + OFFER] = mine && bytes <= cap ? (int64_t)bytes : -1;
-    memset(&out[count + FIELDS], 0, cap);
-    if (out[count + OFFER] >= 0 && bytes)
-        memcpy(&out[count + FIELDS], mine, bytes);
+    size_t put = out[count + OFFER] >= 0 ? bytes : 0;
+    if (put)
+        memcpy(&out[count + FIELDS], mine, put);
+    memset((char *)&out[count + FIELDS] + put, 0, cap - put);
     int bytes_per_slot = (int)(words * sizeof(int64_t));
     TCOMM_MPI_CHECK(MPI_Allgather(out, bytes_per_slot, MPI_BYTE, r->buf,
                                   bytes_per_slot, MPI_BYTE, st->comm));
