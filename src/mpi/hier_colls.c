@@ -53,11 +53,11 @@ static tcomm_tensor_t view3(const tcomm_tensor_t *t, void *data, size_t d0,
 
 /* One collective on the node's child communicator, chosen by its table
  * like any call of the MPI backend (the node's single copies). */
-static tcomm_status_t on_node(const tcomm_mpi_state_t *st,
-                              const tcomm_mpi_coll_table_t *t,
-                              const tcomm_tensor_t *in, tcomm_tensor_t *out,
-                              tcomm_op_t op, int dim, int root,
-                              const size_t *sizes)
+tcomm_status_t tcomm_hier_on_node(const tcomm_mpi_state_t *st,
+                                  const tcomm_mpi_coll_table_t *t,
+                                  const tcomm_tensor_t *in, tcomm_tensor_t *out,
+                                  tcomm_op_t op, int dim, int root,
+                                  const size_t *sizes)
 {
     tcomm_coll_args_t a;
     memset(&a, 0, sizeof a);
@@ -122,8 +122,8 @@ tcomm_status_t tcomm_hier_all_reduce_slices_run(tcomm_mpi_state_t *st,
     for (size_t j = 0; j < L; j++)
         sizes[j] = q;
     tcomm_tensor_t mine = view3(a->in, slice, 1, 1, q);
-    tcomm_status_t s = on_node(st, &tcomm_mpi_reduce_scatter_table, &v.in1,
-                               &mine, v.lop, 2, 0, NULL);
+    tcomm_status_t s = tcomm_hier_on_node(st, &tcomm_mpi_reduce_scatter_table,
+                                          &v.in1, &mine, v.lop, 2, 0, NULL);
     if (s == TCOMM_SUCCESS)
         s = tcomm_mpi_status(tcomm_mpi_allreduce(MPI_IN_PLACE, slice, q,
                                                  a->in->dtype, v.mop,
@@ -131,8 +131,8 @@ tcomm_status_t tcomm_hier_all_reduce_slices_run(tcomm_mpi_state_t *st,
                              "tcomm_all_reduce (across nodes)", __FILE__,
                              __LINE__);
     if (s == TCOMM_SUCCESS)
-        s = on_node(st, &tcomm_mpi_all_gather_table, &mine, v.to, v.lop, 2, 0,
-                    sizes);
+        s = tcomm_hier_on_node(st, &tcomm_mpi_all_gather_table, &mine, v.to,
+                               v.lop, 2, 0, sizes);
     if (sizes != stack)
         free(sizes);
     free(slice);
@@ -153,14 +153,14 @@ tcomm_status_t tcomm_hier_all_reduce_leaders_run(tcomm_mpi_state_t *st,
     tcomm_hier_t *h = st->hier;
     flat_views_t v;
     TCOMM_TRY(views(a, &v));
-    TCOMM_TRY(on_node(st, &tcomm_mpi_all_reduce_table, &v.in1, v.to, v.lop, 0,
-                      0, NULL));
+    TCOMM_TRY(tcomm_hier_on_node(st, &tcomm_mpi_all_reduce_table, &v.in1, v.to,
+                                 v.lop, 0, 0, NULL));
     if (h->node_rank == 0)
         TCOMM_MPI_CHECK(tcomm_mpi_allreduce(MPI_IN_PLACE, a->out->data,
                                             a->in->numel, a->in->dtype, v.mop,
                                             h->cross));
-    TCOMM_TRY(on_node(st, &tcomm_mpi_broadcast_table, v.to, v.to, v.lop, 0, 0,
-                      NULL));
+    TCOMM_TRY(tcomm_hier_on_node(st, &tcomm_mpi_broadcast_table, v.to, v.to,
+                                 v.lop, 0, 0, NULL));
     return tcomm_mpi_finish_avg(st, a->op, a->out);
 }
 
@@ -190,8 +190,8 @@ tcomm_status_t tcomm_hier_reduce_scatter_run(tcomm_mpi_state_t *st,
     }
     tcomm_tensor_t in3 = view3(in, in->data, N, L, c);
     tcomm_tensor_t part3 = view3(in, part, N, 1, c);
-    tcomm_status_t s = on_node(st, &tcomm_mpi_reduce_scatter_table, &in3,
-                               &part3, lop, 1, 0, NULL);
+    tcomm_status_t s = tcomm_hier_on_node(st, &tcomm_mpi_reduce_scatter_table,
+                                          &in3, &part3, lop, 1, 0, NULL);
     /* MPI_Reduce_scatter with equal counts: Open MPI 4.1's block form
      * reduced to one rank and scattered (doc/performance.md, "Across
      * hosts") */
@@ -245,9 +245,9 @@ tcomm_status_t tcomm_hier_all_gather_run(tcomm_mpi_state_t *st,
     block.nbytes = cnt[me] * es;
     block.data = (char *)out->data + displs[me] * es;
     tcomm_tensor_t all = view3(out, out->data, 1, 1, off);
-    tcomm_status_t s = on_node(st, &tcomm_mpi_all_gather_table, in, &block,
-                               TCOMM_SUM, a->dim,
-                               0, a->recv_sizes + h->node_first[me]);
+    tcomm_status_t s = tcomm_hier_on_node(st, &tcomm_mpi_all_gather_table, in,
+                                          &block, TCOMM_SUM, a->dim, 0,
+                                          a->recv_sizes + h->node_first[me]);
     if (s == TCOMM_SUCCESS && h->node_rank == 0)
         s = tcomm_mpi_status(tcomm_mpi_allgatherv(MPI_IN_PLACE, 0, out->data,
                                                   cnt, displs, in->dtype,
@@ -255,8 +255,8 @@ tcomm_status_t tcomm_hier_all_gather_run(tcomm_mpi_state_t *st,
                              "tcomm_all_gather (across nodes)", __FILE__,
                              __LINE__);
     if (s == TCOMM_SUCCESS)
-        s = on_node(st, &tcomm_mpi_broadcast_table, &all, &all, TCOMM_SUM, 0,
-                    0, NULL);
+        s = tcomm_hier_on_node(st, &tcomm_mpi_broadcast_table, &all, &all,
+                               TCOMM_SUM, 0, 0, NULL);
     free(cnt);
     return s;
 }
@@ -284,14 +284,14 @@ tcomm_status_t tcomm_hier_broadcast_run(tcomm_mpi_state_t *st,
     tcomm_hier_locate(h, a->root, &root_node, &root_local);
     int via = h->equal ? root_local : 0; /* who carries it across */
     if (!h->equal && root_local != 0 && h->node_index == root_node)
-        TCOMM_TRY(on_node(st, &tcomm_mpi_broadcast_table, &all, &all,
-                          TCOMM_SUM, 0, root_local, NULL));
+        TCOMM_TRY(tcomm_hier_on_node(st, &tcomm_mpi_broadcast_table, &all, &all,
+                                     TCOMM_SUM, 0, root_local, NULL));
     if (h->node_rank == via)
         TCOMM_MPI_CHECK(tcomm_mpi_bcast(buf, in->numel, in->dtype, root_node,
                                         h->cross));
     if (h->equal || h->node_index != root_node || root_local == 0)
-        TCOMM_TRY(on_node(st, &tcomm_mpi_broadcast_table, &all, &all,
-                          TCOMM_SUM, 0, via, NULL));
+        TCOMM_TRY(tcomm_hier_on_node(st, &tcomm_mpi_broadcast_table, &all, &all,
+                                     TCOMM_SUM, 0, via, NULL));
     if (st->rank == a->root && a->out != a->in)
         return tcomm_tensor_copy(a->in, a->out);
     return TCOMM_SUCCESS;

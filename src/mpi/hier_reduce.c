@@ -22,25 +22,6 @@ int tcomm_hier_reduce_applies(const tcomm_mpi_state_t *st,
     return tcomm_hier_reduces(st) && st->hier->equal;
 }
 
-/* The node's reduce to its rank `to` (out there, NULL elsewhere), chosen
- * by the table like any call of the child communicator. */
-static tcomm_status_t node_reduce(const tcomm_mpi_state_t *st,
-                                  const tcomm_tensor_t *in,
-                                  tcomm_tensor_t *out, tcomm_op_t op, int to)
-{
-    tcomm_coll_args_t a;
-    memset(&a, 0, sizeof a);
-    a.size = sizeof a;
-    a.coll = TCOMM_COLL_REDUCE;
-    a.in = in;
-    a.out = out;
-    a.op = op;
-    a.root = to;
-    st->hier->node->seq++; /* the child's calls, numbered like any comm's */
-    return tcomm_mpi_algo_run(st->hier->node->state, &tcomm_mpi_reduce_table,
-                              &a);
-}
-
 /* MPI_Reduce of the node's partial across nodes, in pieces of at most
  * tcomm_mpi_count_limit() elements; recv only at the root. */
 static int cross_reduce(const tcomm_hier_t *h, const tcomm_tensor_t *part,
@@ -75,7 +56,9 @@ tcomm_status_t tcomm_hier_reduce_run(tcomm_mpi_state_t *st,
     if (h->node_rank == root_local)
         TCOMM_TRY(tcomm_tensor_alloc("tcomm_reduce_into", in->graph,
                                      in->dtype, in->ndim, in->shape, &part));
-    tcomm_status_t s = node_reduce(st, in, part, lop, root_local);
+    /* the node's reduce to the rank of the root's node rank */
+    tcomm_status_t s = tcomm_hier_on_node(st, &tcomm_mpi_reduce_table, in, part,
+                                          lop, 0, root_local, NULL);
     if (s == TCOMM_SUCCESS && part) {
         void *recv = st->rank == a->root ? a->out->data : NULL;
         s = tcomm_mpi_status(cross_reduce(h, part, recv, mop, root_node),

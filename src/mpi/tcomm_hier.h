@@ -66,6 +66,14 @@ int tcomm_hier_broadcast_applies(const tcomm_mpi_state_t *st,
                                  const tcomm_coll_args_t *a);
 tcomm_status_t tcomm_hier_broadcast_run(tcomm_mpi_state_t *st,
                                         const tcomm_coll_args_t *a);
+/* One collective on the node's child communicator, chosen by its table t
+ * like any call of the MPI backend (the node's single copies). */
+struct tcomm_mpi_coll_table;
+tcomm_status_t tcomm_hier_on_node(const tcomm_mpi_state_t *st,
+                                  const struct tcomm_mpi_coll_table *t,
+                                  const tcomm_tensor_t *in, tcomm_tensor_t *out,
+                                  tcomm_op_t op, int dim, int root,
+                                  const size_t *sizes);
 /* src/mpi/hier_reduce.c */
 int tcomm_hier_reduce_applies(const tcomm_mpi_state_t *st,
                               const tcomm_coll_args_t *a);
