@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Internal: the MPI backend's all_to_all on host buffers, as blocks of
- * rows, and the candidate exchanges that bench/alltoall_candidates.c
- * times (src/mpi/all_to_all*.c).
+ * rows, and the candidate exchanges that the tables of all_to_all and
+ * all_to_all_v choose among (src/mpi/all_to_all.c, all_to_all_v.c) and
+ * bench/alltoall_candidates.c times (src/mpi/alltoall_*.c).
  *
  * A call's layout: in is viewed as [souter][stotal] elements, the block
  * for rank j being its columns [soff[j], soff[j] + sw[j]); out is viewed
@@ -35,6 +36,12 @@ typedef struct {
 /* The arrays for nranks (on the heap above TCOMM_STACK_RANKS). */
 int tcomm_a2a_plan_alloc(tcomm_a2a_plan_t *p, tcomm_dtype_t dtype,
                          MPI_Comm comm);
+/* in along split, out along concat: the rows of both sides (the sizes
+ * along each dim as tcomm_a2a_plan_cols takes them). */
+void tcomm_a2a_plan_sides(tcomm_a2a_plan_t *p, const tcomm_tensor_t *in,
+                          int split, const size_t *send_sizes, size_t each_s,
+                          const tcomm_tensor_t *out, int concat,
+                          const size_t *recv_sizes, size_t each_r);
 void tcomm_a2a_plan_free(tcomm_a2a_plan_t *p);
 /* sw/soff from sizes along the split dim (seg[j] = sizes[j] * inner),
  * rw/roff likewise; NULL sizes: each entry `each`. */
@@ -58,6 +65,14 @@ int tcomm_a2a_flat(const void *sbuf, const size_t *scnt, const size_t *sdsp,
  * temporary (then they agree that all have one before data moves). */
 int tcomm_a2a_pack(const tcomm_a2a_plan_t *p, const void *in, void *out,
                    int any_tmp, MPI_Comm comm, tcomm_path_t *path);
+/* (a) as a row of t, the table of all_to_all or all_to_all_v
+ * (src/mpi/all_to_all.c): the path it took noted (it can differ between
+ * the ranks), p freed. */
+struct tcomm_mpi_coll_table;
+int tcomm_a2a_pack_noted(struct tcomm_mpi_state *st,
+                         const struct tcomm_mpi_coll_table *t,
+                         tcomm_a2a_plan_t *p, const void *in, void *out,
+                         int any_tmp);
 /* (b) MPI_Alltoallw with a vector datatype per peer on each side. */
 int tcomm_a2a_alltoallw(const tcomm_a2a_plan_t *p, const void *in,
                         void *out, MPI_Comm comm);
@@ -101,12 +116,18 @@ int tcomm_a2a_pull_tier(const tcomm_a2a_plan_t *p, size_t attach_min);
 int tcomm_a2a_v_pull(const tcomm_a2a_plan_t *p, const tcomm_tensor_t *in,
                      int split, int concat, const int64_t *table,
                      tcomm_tensor_t *out, int *done);
+/* The mean bytes of the ranks' inputs of that call (its tier's measure,
+ * and all_to_all_v's table's: the same on every rank). */
+size_t tcomm_a2a_v_mean_bytes(const tcomm_tensor_t *in, int split,
+                              int concat, const int64_t *table, int n);
 /* Do the counts and strides fit the int arguments of (b), (c), (d), and
  * their per-rank arrays the stack (at most TCOMM_STACK_RANKS ranks)?
- * The same answer on every rank of an equal call. */
+ * The same answer on every rank of an equal call. Reads the first
+ * blocks only (sw[0], rw[0]) of the arrays. */
 int tcomm_a2a_fits_int(const tcomm_a2a_plan_t *p);
-/* The dispatch among them for an equal call (strided somewhere). */
-int tcomm_a2a_strided(const tcomm_a2a_plan_t *p, const void *in, void *out,
-                      MPI_Comm comm, tcomm_path_t *path);
+/* The run of (d): the elements contiguous on both sides of an equal
+ * call; (d) applies from TCOMM_A2A_RUN_MIN bytes (alltoall_strided.c). */
+size_t tcomm_a2a_common_run(const tcomm_a2a_plan_t *p);
+#define TCOMM_A2A_RUN_MIN ((size_t)32 << 10)
 
 #endif /* TCOMM_MPI_ALLTOALL_H */
