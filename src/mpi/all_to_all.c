@@ -114,10 +114,10 @@ static int alltoallw_applies(const tcomm_mpi_state_t *st,
     return strided_fits(st, a, &two, &run) && two;
 }
 
-/* The single copies on one node (alltoall_pull.c): for contiguous blocks
- * the mapped tier only, through the node segment, since by cross-memory
- * attach it was no faster than MPI_Alltoall, which makes the same
- * copies; for strided blocks (within the int counts) from the sizes of
+/* The single copies on one node (src/mpi/node/all_to_all_copies.c): for
+ * contiguous blocks the mapped tier only, through the node segment,
+ * since by cross-memory attach it was no faster than MPI_Alltoall, which
+ * makes the same copies; for strided blocks (within the int counts) from the sizes of
  * TCOMM_A2A_PULL_MIN by attach, or the mapped tier where the node's
  * code says so. Where a rank could not copy, every rank goes on to the
  * next row, which rewrites out whole. */
@@ -154,7 +154,7 @@ static tcomm_status_t alltoall_run(tcomm_mpi_state_t *st,
                                type, st->comm));
 }
 
-/* (b)-(d) of alltoall_strided.c on the call's plan. */
+/* (b)-(d) of all_to_all_strided.c on the call's plan. */
 static tcomm_status_t strided_run(tcomm_mpi_state_t *st,
                                   const tcomm_coll_args_t *a,
                                   int (*fn)(const tcomm_a2a_plan_t *,

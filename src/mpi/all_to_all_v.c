@@ -103,8 +103,8 @@ static int pull_applies(const tcomm_mpi_state_t *st,
     return a->size_table && tcomm_node_copy_allowed(st);
 }
 
-/* Single copies on one node (alltoall_v_pull.c): by memcpy where every
- * peer's buffer is mapped, by cross-memory attach from
+/* Single copies on one node (src/mpi/node/all_to_all_v_copies.c): by
+ * memcpy where every peer's buffer is mapped, by cross-memory attach from
  * TCOMM_A2A_PULL_MIN for strided blocks (the node code's tiers). Where a
  * rank could not copy, every rank goes on to the next row. */
 static tcomm_status_t pull_run(tcomm_mpi_state_t *st,

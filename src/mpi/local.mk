@@ -6,12 +6,8 @@ libtcomm_internal_la_SOURCES += \
 	src/mpi/tcomm_backend_mpi.h src/mpi/tcomm_timeout.h \
 	src/mpi/tcomm_mpi_reshape.h src/mpi/tcomm_mpi_alltoall.h \
 	src/mpi/backend_mpi.c src/mpi/ordered.c \
-	src/mpi/allgather_dim.c src/mpi/allgather_pull.c \
-	src/mpi/reduce_scatter_dim.c \
-	src/mpi/alltoall_flat.c \
-	src/mpi/alltoall_strided.c src/mpi/alltoall_pull.c \
-	src/mpi/tcomm_a2a_walk.h src/mpi/alltoall_walk.c \
-	src/mpi/alltoall_v_pull.c \
+	src/mpi/allgather_dim.c src/mpi/reduce_scatter_dim.c \
+	src/mpi/all_to_all_exchange.c src/mpi/all_to_all_strided.c \
 	src/mpi/timeout.c src/mpi/timeout_hosts.c src/mpi/cuda_aware_probe.c \
 	src/mpi/finalize_hook.c src/mpi/launcher.c
 

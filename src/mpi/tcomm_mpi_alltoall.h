@@ -85,11 +85,11 @@ int tcomm_a2a_rows(const tcomm_a2a_plan_t *p, const void *in, void *out,
                    MPI_Comm comm);
 /* (e) on one node: each rank reads its blocks from the peers' inputs
  * into place (memcpy from a peer's mapped arena, else process_vm_readv;
- * src/mpi/alltoall_pull.c), tier as tcomm_a2a_pull_tier says, synchronised
- * through the node segment where p->st has one and single copies are
- * allowed there (tcomm_node_copy_allowed), else by MPI. *done = 0 when
- * it did not apply (off, not one node, a rank could not read, calls
- * that differ): then out must be written by another path. The same
+ * src/mpi/node/all_to_all_copies.c), tier as tcomm_a2a_pull_tier says,
+ * synchronised through the node segment where p->st has one and single
+ * copies are allowed there (tcomm_node_copy_allowed), else by MPI.
+ * *done = 0 when it did not apply (off, not one node, a rank could not
+ * read, calls that differ): then out must be written by another path. The same
  * *done on every rank. */
 int tcomm_a2a_pull(const tcomm_a2a_plan_t *p, const void *in, void *out,
                    MPI_Comm comm, int tier, int *done);
@@ -101,7 +101,7 @@ void tcomm_a2a_copy_own(const tcomm_a2a_plan_t *p, const void *in,
 int tcomm_a2a_pull_tier(const tcomm_a2a_plan_t *p, size_t attach_min);
 /* The pull's gate by cross-memory attach (the size of a rank's input)
  * where one side's blocks are strided (two = 0) or both: below it, MPI's
- * candidates win (alltoall_strided.c); above, the pull. */
+ * candidates win (all_to_all_strided.c); above, the pull. */
 #define TCOMM_A2A_PULL_MIN(two) ((two) ? (size_t)1 << 20 : (size_t)64 << 10)
 /* (f) all_to_all_v on one node, the node protocol of (e) with each
  * peer's blocks found in the table of every rank's sizes (table: a row
@@ -112,7 +112,7 @@ int tcomm_a2a_pull_tier(const tcomm_a2a_plan_t *p, size_t attach_min);
  * rank on average), by cross-memory attach from TCOMM_A2A_PULL_MIN for
  * strided blocks. *done = 0 (every rank alike) where it did not apply:
  * then out must be written by another path. p: this rank's plan of the
- * call. src/mpi/alltoall_v_pull.c. */
+ * call. src/mpi/node/all_to_all_v_copies.c. */
 int tcomm_a2a_v_pull(const tcomm_a2a_plan_t *p, const tcomm_tensor_t *in,
                      int split, int concat, const int64_t *table,
                      tcomm_tensor_t *out, int *done);
@@ -126,7 +126,7 @@ size_t tcomm_a2a_v_mean_bytes(const tcomm_tensor_t *in, int split,
  * blocks only (sw[0], rw[0]) of the arrays. */
 int tcomm_a2a_fits_int(const tcomm_a2a_plan_t *p);
 /* The run of (d): the elements contiguous on both sides of an equal
- * call; (d) applies from TCOMM_A2A_RUN_MIN bytes (alltoall_strided.c). */
+ * call; (d) applies from TCOMM_A2A_RUN_MIN bytes (all_to_all_strided.c). */
 size_t tcomm_a2a_common_run(const tcomm_a2a_plan_t *p);
 #define TCOMM_A2A_RUN_MIN ((size_t)32 << 10)
 

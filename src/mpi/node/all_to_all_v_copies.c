@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Candidate (f): all_to_all_v on one node as single copies. Every rank
  * copies the pieces that concern it between its own buffers and its
- * peers', in place on both sides (tcomm_a2a_walk.h): memcpy where the
+ * peers', in place on both sides (tcomm_block_copy.h): memcpy where the
  * peer's buffer lies in its mapped tensor arena, else cross-memory
  * attach. MPI_Alltoallv is one copy per byte as well, but pays a
  * rendezvous per peer and, for strided pieces, a pack and an unpack.
@@ -27,7 +27,7 @@
  * rank redoes the call through MPI. */
 #include <stdint.h>
 
-#include "tcomm_a2a_walk.h"
+#include "tcomm_block_copy.h"
 #include "tcomm_backend_mpi.h"
 #include "tcomm_mpi_alltoall.h"
 #include "tcomm_node_call.h"

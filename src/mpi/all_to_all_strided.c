@@ -2,7 +2,7 @@
 /* all_to_all when the blocks are strided on one side at least (split or
  * concat along a dim with a size > 1 before it): candidates (b)-(d), rows
  * of all_to_all's table (src/mpi/all_to_all.c) beside (a), the temporary
- * (alltoall_flat.c), and (e), the pull (alltoall_pull.c).
+ * (all_to_all_exchange.c), and (e), the pull (node/all_to_all_copies.c).
  *   (b) alltoallw: MPI_Alltoallw, a vector datatype per peer and side;
  *   (c) vector: one Isend/Irecv per peer through the same datatypes;
  *   (d) rows: one message per run contiguous on both sides, in place.
