@@ -264,8 +264,8 @@ static tcomm_status_t pack_run(tcomm_mpi_state_t *st,
 static const tcomm_mpi_algo_t algos[] = {
     {TCOMM_PATH_MPI_ALLTOALL_PULL, "single copies on one node",
      TCOMM_NODE_MAPPED_MIN, TCOMM_MPI_ANY_SIZE, NULL, pull_run},
-    {TCOMM_PATH_MPI_ALLTOALL, "MPI_Alltoall on host buffers", 0,
-     TCOMM_MPI_ANY_SIZE, flat, alltoall_run},
+    {TCOMM_PATH_MPI_ALLTOALL, "contiguous blocks: MPI_Alltoall on host "
+     "buffers", 0, TCOMM_MPI_ANY_SIZE, flat, alltoall_run},
     {TCOMM_PATH_MPI_ALLTOALL_VECTOR, "MPI vector datatypes per peer",
      (size_t)16 << 10, (size_t)256 << 10, vector_applies, vector_run},
     {TCOMM_PATH_MPI_ALLTOALL_ROWS, "rows as MPI messages", (size_t)256 << 10,

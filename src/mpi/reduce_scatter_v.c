@@ -188,7 +188,7 @@ static const tcomm_mpi_algo_t algos[] = {
      TCOMM_MPI_ANY_SIZE, tcomm_mpi_deterministic, ordered_run},
     {TCOMM_PATH_MPI_REDUCE_SCATTER_BLOCK, "equal chunks along dim 0: "
      "MPI_Reduce_scatter_block", 0, (size_t)2 << 20, dim0_equal, block_run},
-    {TCOMM_PATH_MPI_REDUCE_SCATTER, "MPI_Reduce_scatter on host buffers", 0,
+    {TCOMM_PATH_MPI_REDUCE_SCATTER, "along dim 0: MPI_Reduce_scatter", 0,
      (size_t)2 << 20, dim0, counts_run},
     {TCOMM_PATH_MPI_REDUCE_SCATTER_RESHAPE, "equal chunks along dim > 0: "
      "reduce_scatter's reshaping", 0, TCOMM_MPI_ANY_SIZE, strided_equal,
