@@ -145,9 +145,8 @@ static tcomm_status_t pack_run(tcomm_mpi_state_t *st,
 static const tcomm_mpi_algo_t algos[] = {
     {TCOMM_PATH_MPI_ALLTOALL_V_PULL, "single copies on one node",
      TCOMM_NODE_MAPPED_MIN, TCOMM_MPI_ANY_SIZE, pull_applies, pull_run},
-    {TCOMM_PATH_MPI_ALLTOALLV, "contiguous blocks on every rank: "
-     "MPI_Alltoallv on host buffers", 0, TCOMM_MPI_ANY_SIZE, contiguous,
-     pack_run},
+    {TCOMM_PATH_MPI_ALLTOALLV, "contiguous blocks everywhere: MPI_Alltoallv",
+     0, TCOMM_MPI_ANY_SIZE, contiguous, pack_run},
     {TCOMM_PATH_PACK_MPI_ALLTOALLV_UNPACK, "a temporary where strided: "
      "split_pack, MPI_Alltoallv, gather_unpack", 0, TCOMM_MPI_ANY_SIZE, NULL,
      pack_run},
