@@ -7,7 +7,7 @@
  * A [rows, n / rows] f32 tensor of 4 KiB..16 MiB, for (split, concat) =
  * (0, 1), (1, 0) and (1, 1): (a) pack/unpack around MPI_Alltoall,
  * (b) MPI_Alltoallw, (c) per-peer vector messages, (d) per-run messages,
- * (e) the pull (one node) and the library's dispatch. Each entry is the
+ * (e) the pull (one node). Each entry is the
  * lower quartile of iters calls, interleaved call by call so that the candidates share the
  * machine's noise; ratio is against MPI_Alltoall. */
 #include <mpi.h>
@@ -28,13 +28,6 @@ static int pack_fn(const tcomm_a2a_plan_t *p, const void *in, void *out,
     return tcomm_a2a_pack(p, in, out, 1, comm, &path);
 }
 
-static int dispatch_fn(const tcomm_a2a_plan_t *p, const void *in, void *out,
-                       MPI_Comm comm)
-{
-    tcomm_path_t path;
-    return tcomm_a2a_strided(p, in, out, comm, &path);
-}
-
 static int pull_fn(const tcomm_a2a_plan_t *p, const void *in, void *out,
                    MPI_Comm comm)
 {
@@ -47,7 +40,6 @@ static const struct { const char *name; a2a_fn fn; } cand[] = {
     {"(b)_alltoallw", tcomm_a2a_alltoallw},
     {"(c)_vector_p2p", tcomm_a2a_vector},
     {"(d)_rows_p2p", tcomm_a2a_rows}, {"(e)_pull", pull_fn},
-    {"dispatch", dispatch_fn},
 };
 #define NC ((int)(sizeof cand / sizeof cand[0]))
 

@@ -109,6 +109,16 @@ test_mpi_tune_LDADD = libtcomm_internal.la
 TESTS += test/mpi_tune-np1.mpitest test/mpi_tune-np2.mpitest \
 	test/mpi_tune-np3.mpitest test/mpi_tune-np4.mpitest
 
+# TCOMM_TUNE over the tables of all_to_all, all_to_all_v,
+# reduce_scatter_v and barrier: each row forced, against the reference.
+check_PROGRAMS += test/mpi_tune_rows
+test_mpi_tune_rows_SOURCES = test/mpi_tune_rows.c test/log_capture.h \
+	test/mpi_a2a_ref.c test/mpi_a2a_ref.h test/mpi_reference.c \
+	test/mpi_reference.h
+test_mpi_tune_rows_LDADD = libtcomm_internal.la
+TESTS += test/mpi_tune_rows-np1.mpitest test/mpi_tune_rows-np2.mpitest \
+	test/mpi_tune_rows-np3.mpitest test/mpi_tune_rows-np4.mpitest
+
 check_PROGRAMS += test/mpi_info_paths
 test_mpi_info_paths_SOURCES = test/mpi_info_paths.c test/log_capture.h
 test_mpi_info_paths_LDADD = libtcomm_internal.la

@@ -64,4 +64,20 @@ static void release_lines(const char *mark, const char *mark2)
     fclose(cap);
 }
 
+/* The path of the last captured TRACE line of coll (lines[] as
+ * release_lines(" TRACE: ", ...) left them); "" if none. */
+static inline const char *traced_path(const char *coll, char *buf,
+                                      size_t len)
+{
+    char key[64];
+    snprintf(key, sizeof key, " coll=%s ", coll);
+    buf[0] = '\0';
+    for (int i = 0; i < nlines; i++) {
+        const char *p = strstr(lines[i], " path=");
+        if (strstr(lines[i], key) && p)
+            snprintf(buf, len, "%.*s", (int)strcspn(p + 6, " "), p + 6);
+    }
+    return buf;
+}
+
 #endif /* TCOMM_TEST_LOG_CAPTURE_H */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* MPI suite of all_to_all_v's single copies on one node
- * (src/mpi/alltoall_v_pull.c), 1-4 ranks: both modes and every
+ * (src/mpi/node/all_to_all_v_copies.c), 1-4 ranks: both modes and every
  * (split, concat) pair of 2-3-d shapes with zero-size pieces, on tcomm's
  * tensors (memcpy through the peers' mapped arenas), on wrapped private
  * inputs (cross-memory attach where the pieces are large and strided,

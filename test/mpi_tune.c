@@ -32,20 +32,6 @@ static void set_tune(const char *tune)
     tcomm_config_reload();
 }
 
-/* The path of the last TRACE line of coll. */
-static const char *traced_path(const char *coll, char *buf, size_t len)
-{
-    char key[64];
-    snprintf(key, sizeof key, " coll=%s ", coll);
-    buf[0] = '\0';
-    for (int i = 0; i < nlines; i++) {
-        const char *p = strstr(lines[i], " path=");
-        if (strstr(lines[i], key) && p)
-            snprintf(buf, len, "%.*s", (int)strcspn(p + 6, " "), p + 6);
-    }
-    return buf;
-}
-
 /* reduce_scatter SUM of rank r's [r + i] along dim 0 of [nranks * LEN]:
  * this rank's chunk holds sum_r (r + me * LEN + i). Returns the path. */
 static void reduce_scatter(tcomm_comm_t *comm, const char *want_path)

@@ -5,7 +5,9 @@
 # line with stable keys; the backends listed are those configure built
 # (config.h); the build facts are config.h's; under mpirun (2 ranks) the
 # shared sections come once and each rank's section is labelled with its
-# rank and host, in rank order.
+# rank and host, in rank order; --algorithms lists every collective's
+# table and the rules of TCOMM_TUNE, and refuses a rule that does not
+# parse.
 set -eu
 b=${TCOMM_BUILDDIR:-.}
 info=$b/src/tools/tcomm_info
@@ -41,6 +43,25 @@ done
 for v in --version -V -v; do # -v too, like the harness (issue 27)
     "$info" $v | grep -qx 'tcomm [0-9]*\.[0-9]*\.[0-9]*' || fail "$v"
 done
+
+# --algorithms: a table per collective, in the order tried, with the
+# rules of TCOMM_TUNE after their table's rows.
+a=$(TCOMM_TUNE="all_to_all:0-16k:mpi_alltoall_vector,barrier:0-:mpi_barrier" \
+    "$info" --algorithms)
+for t in all_reduce all_gather reduce_scatter broadcast reduce all_to_all \
+    all_to_all_v reduce_scatter_v barrier; do
+    echo "$a" | grep -q "^$t (ranges of " || fail "--algorithms lacks $t"
+done
+for row in mpi_alltoall_pull mpi_alltoall_rows "pack+mpi_alltoall+unpack" \
+    mpi_alltoall_v_pull "pack+mpi_alltoallv+unpack" mpi_reduce_scatter_pipe \
+    mpi_reduce_scatter_pack timeout_barrier mpi_barrier; do
+    echo "$a" | grep -qF "  $row " || fail "--algorithms lacks the row $row"
+done
+echo "$a" | grep -q "TCOMM_TUNE: mpi_alltoall_vector first at 0-16k" ||
+    fail "--algorithms lacks the all_to_all rule"
+rc=0; TCOMM_TUNE="barrier:0-:mpi_alltoall" "$info" --algorithms \
+    >/dev/null 2>&1 || rc=$?
+[ "$rc" -ne 0 ] || fail "--algorithms took a rule naming another table's row"
 
 # --parsable: key:value, the key a dotted name; every stable key there.
 p=$("$info" --parsable)

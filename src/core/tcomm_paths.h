@@ -43,6 +43,7 @@ typedef tcomm_coll_t tcomm_coll_kind_t;
     X(MPI_BCAST, "mpi_bcast")                                               \
     X(SHM_BCAST, "shm_bcast")                                               \
     X(MPI_BARRIER, "mpi_barrier")                                           \
+    X(TIMEOUT_BARRIER, "timeout_barrier")                                   \
     X(MPI_REDUCE, "mpi_reduce")                                             \
     X(MPI_ALLTOALL, "mpi_alltoall")                                         \
     X(PACK_MPI_ALLTOALL, "pack+mpi_alltoall")                               \

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The one choice among a collective's named algorithms (the tables of
- * src/mpi/all_reduce.c, all_gather.c, reduce_scatter.c, broadcast.c),
+ * src/mpi/all_reduce.c, all_gather.c, ..., barrier.c),
  * and TCOMM_TUNE, which puts a row of the user's choice first for the
  * sizes it names. The row that runs names the call's path: its INFO
  * line (once per communicator) and its TRACE word. */
@@ -17,7 +17,9 @@
 static const tcomm_mpi_coll_table_t *const tables[] = {
     &tcomm_mpi_all_reduce_table,     &tcomm_mpi_all_gather_table,
     &tcomm_mpi_reduce_scatter_table, &tcomm_mpi_broadcast_table,
-    &tcomm_mpi_reduce_table,
+    &tcomm_mpi_reduce_table,         &tcomm_mpi_all_to_all_table,
+    &tcomm_mpi_all_to_all_v_table,   &tcomm_mpi_reduce_scatter_v_table,
+    &tcomm_mpi_barrier_table,
 };
 #define NTABLES ((int)(sizeof tables / sizeof tables[0]))
 
@@ -39,6 +41,13 @@ tcomm_status_t tcomm_mpi_finish_avg(const tcomm_mpi_state_t *st, tcomm_op_t op,
 {
     return tcomm_space_finish(&tcomm_memspace_host, NULL, out->dtype, op,
                               out->data, out->numel, st->size);
+}
+
+size_t tcomm_mpi_no_bytes(const tcomm_mpi_state_t *st,
+                          const tcomm_coll_args_t *a)
+{
+    (void)st, (void)a;
+    return 0;
 }
 
 size_t tcomm_mpi_input_bytes(const tcomm_mpi_state_t *st,
@@ -74,11 +83,20 @@ static tcomm_status_t try_row(tcomm_mpi_state_t *st,
     const tcomm_mpi_algo_t *r = &t->algos[i];
     if (r->applies && !r->applies(st, a))
         return TCOMM_MPI_NOT_APPLIED;
+    st->row_noted = 0;
     tcomm_status_t s = r->run(st, a);
-    if (s != TCOMM_MPI_NOT_APPLIED)
+    if (s != TCOMM_MPI_NOT_APPLIED && !st->row_noted)
         tcomm_note_path(st->owner, t->coll, r->path, "%s: %s", t->name,
                         r->what);
     return s;
+}
+
+void tcomm_mpi_algo_note(tcomm_mpi_state_t *st,
+                         const tcomm_mpi_coll_table_t *t, tcomm_path_t path,
+                         const char *what)
+{
+    tcomm_note_path(st->owner, t->coll, path, "%s: %s", t->name, what);
+    st->row_noted = 1;
 }
 
 tcomm_status_t tcomm_mpi_algo_run(tcomm_mpi_state_t *st,

@@ -11,13 +11,12 @@
  *       moves (MPI_Iallgatherv, progressed by MPI_Test between rows);
  *   (e) pull: on one node, each rank reads the peers' rows into place
  *       with process_vm_readv, synchronised by MPI
- *       (src/mpi/allgather_pull.c); the node protocol's pull
+ *       (src/mpi/node/all_gather_attach.c); the node protocol's pull
  *       (src/mpi/node/node_gather.c) runs before any of these.
  * (b), (c), (c') and (d) are in bench/allgather_candidates.c; this file
  * has the shared per-call layout, (a) and the dispatch (at the end). */
 #include <limits.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "tcomm_host_kernels.h"
 #include "tcomm_mpi_reshape.h"
@@ -57,26 +56,6 @@ void tcomm_ag_plan_free(tcomm_ag_plan_t *p)
 {
     if (p->off != p->stack)
         free(p->off);
-}
-
-/* The rows of out hold total elements; tcomm_ag_unpack_one writes rank r's rows
- * from a rank-major block. */
-void tcomm_ag_unpack_one(const tcomm_ag_plan_t *p, const char *blk, char *out,
-                       size_t rows, int r, const size_t *seg)
-{
-    size_t es = p->es, rb = seg[r] * es, stride = p->total * es;
-    if (rb == 0) /* nothing from rank r; out may be NULL (empty) */
-        return;
-    char *d = out + p->off[r] * es;
-    for (size_t o = 0; o < rows; o++)
-        memcpy(d + o * stride, blk + o * rb, rb);
-}
-
-/* Own rows: in -> out at column off[rank]. */
-void tcomm_ag_copy_own(const tcomm_ag_plan_t *p, const void *in, void *out,
-                     size_t outer, const size_t *seg)
-{
-    tcomm_ag_unpack_one(p, in, out, outer, p->rank, seg);
 }
 
 int tcomm_mpi_allgather_dim_tmp(const void *in, void *out,

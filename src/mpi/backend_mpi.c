@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The MPI backend: lifecycle, the agreement channel, and the choice
  * between the host collectives (the tables of src/mpi/all_reduce.c, ...,
- * and src/mpi/all_to_all.c, reduce_scatter_v.c) and the device
- * path (src/mpi/device/). */
+ * barrier.c) and the device path (src/mpi/device/). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -83,16 +82,6 @@ static tcomm_status_t mpi_allreduce_min_i64_carry(void *state,
     return TCOMM_SUCCESS;
 }
 
-static tcomm_status_t mpi_barrier(void *state)
-{
-    tcomm_mpi_state_t *st = state;
-    TCOMM_MPI_NOTE(st, BARRIER, MPI_BARRIER, "barrier: MPI_Barrier%s",
-                   st->timeout ? " under TCOMM_TIMEOUT" : "");
-    if (st->timeout)
-        return tcomm_timeout_barrier(st->timeout, st->comm, st->owner->seq);
-    return tcomm_mpi_barrier(st->comm);
-}
-
 static void mpi_destroy(void *state)
 {
     tcomm_mpi_state_t *st = state;
@@ -131,28 +120,16 @@ tcomm_status_t tcomm_mpi_no_collective(const tcomm_coll_args_t *args)
 
 /* Every collective through the one slot that carries all of its
  * arguments (all_to_all_v's host path reads the table of sizes the front
- * end exchanged); device tensors go to src/mpi/device/. */
+ * end exchanged): host tensors (and the barrier) by their collective's
+ * table, device tensors in src/mpi/device/. */
 static tcomm_status_t mpi_collective(void *state, const tcomm_coll_args_t *a)
 {
-    if (a->coll == TCOMM_COLL_BARRIER)
-        return mpi_barrier(state);
-    if (!on_host(a->in))
+    if (a->coll != TCOMM_COLL_BARRIER && !on_host(a->in))
         return tcomm_device_collective(state, a);
     const tcomm_mpi_coll_table_t *t = tcomm_mpi_coll_table(a->coll);
     if (t)
         return tcomm_mpi_algo_run(state, t, a);
-    const tcomm_tensor_t *in = a->in;
-    switch (a->coll) {
-    case TCOMM_COLL_ALL_TO_ALL:
-        return tcomm_mpi_all_to_all(state, in, a->dim, a->concat_dim, a->out);
-    case TCOMM_COLL_ALL_TO_ALL_V:
-        return tcomm_mpi_all_to_all_v(state, a);
-    case TCOMM_COLL_REDUCE_SCATTER_V:
-        return tcomm_mpi_reduce_scatter_v(state, in, a->op, a->dim,
-                                          a->send_sizes, a->out);
-    default:
-        return tcomm_mpi_no_collective(a);
-    }
+    return tcomm_mpi_no_collective(a);
 }
 
 const tcomm_backend_ops_t tcomm_backend_mpi = {

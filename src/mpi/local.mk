@@ -6,13 +6,8 @@ libtcomm_internal_la_SOURCES += \
 	src/mpi/tcomm_backend_mpi.h src/mpi/tcomm_timeout.h \
 	src/mpi/tcomm_mpi_reshape.h src/mpi/tcomm_mpi_alltoall.h \
 	src/mpi/backend_mpi.c src/mpi/ordered.c \
-	src/mpi/allgather_dim.c src/mpi/allgather_pull.c \
-	src/mpi/reduce_scatter_dim.c \
-	src/mpi/all_to_all.c src/mpi/alltoall_flat.c \
-	src/mpi/alltoall_strided.c src/mpi/alltoall_pull.c \
-	src/mpi/tcomm_a2a_walk.h src/mpi/alltoall_walk.c \
-	src/mpi/alltoall_v_pull.c \
-	src/mpi/reduce_scatter_v.c \
+	src/mpi/allgather_dim.c src/mpi/reduce_scatter_dim.c \
+	src/mpi/all_to_all_exchange.c src/mpi/all_to_all_strided.c \
 	src/mpi/timeout.c src/mpi/timeout_hosts.c src/mpi/cuda_aware_probe.c \
 	src/mpi/finalize_hook.c src/mpi/launcher.c \
 	src/mpi/tcomm_carry_round.h src/mpi/carry_round.c
@@ -21,11 +16,13 @@ libtcomm_internal_la_SOURCES += \
 libtcomm_internal_la_SOURCES += src/mpi/tcomm_hier.h src/mpi/hier.c \
 	src/mpi/hier_colls.c src/mpi/hier_reduce.c
 
-# The named algorithms of the collectives whose choice is a table, and
+# The named algorithms of every collective, a table per collective, and
 # the one choice among them (TCOMM_TUNE).
 libtcomm_internal_la_SOURCES += src/mpi/tcomm_mpi_algo.h \
 	src/mpi/algo_select.c src/mpi/all_reduce.c src/mpi/all_gather.c \
-	src/mpi/reduce_scatter.c src/mpi/broadcast.c src/mpi/reduce.c
+	src/mpi/reduce_scatter.c src/mpi/broadcast.c src/mpi/reduce.c \
+	src/mpi/all_to_all.c src/mpi/all_to_all_v.c \
+	src/mpi/reduce_scatter_v.c src/mpi/barrier.c
 
 # reduce_scatter_v's pipeline along any dim (issue 16).
 libtcomm_internal_la_SOURCES += src/mpi/reduce_scatter_v_pipe.c

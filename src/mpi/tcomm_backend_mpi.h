@@ -25,6 +25,8 @@ typedef struct tcomm_mpi_state {
     uint64_t node_seq; /* single-copy calls so far (node_call.c) */
     unsigned map_skip, map_backoff; /* the mapped tier's (node_call.c) */
     struct tcomm_mpi_tune *tune; /* TCOMM_TUNE, NULL: unset (algo_select.c) */
+    /* the running row named its path itself (tcomm_mpi_algo_note) */
+    int row_noted;
     struct tcomm_mpi_state *next_live; /* src/mpi/finalize_hook.c */
 } tcomm_mpi_state_t;
 
@@ -42,22 +44,8 @@ void tcomm_mpi_finalize_hook_remove(tcomm_mpi_state_t *st);
 
 extern const tcomm_backend_ops_t tcomm_backend_mpi;
 
-/* all_reduce, all_gather, reduce_scatter and broadcast on host tensors
- * are tables of named algorithms (tcomm_mpi_algo.h). */
-/* Contract 0.2 on host tensors: src/mpi/all_to_all.c and
- * src/mpi/reduce_scatter_v.c. */
-tcomm_status_t tcomm_mpi_all_to_all(void *state, const tcomm_tensor_t *in,
-                                    int split_dim, int concat_dim,
-                                    tcomm_tensor_t *out);
-/* all_to_all_v reads the table of sizes and the extent the front end
- * exchanged (tcomm_coll_args_t). */
-tcomm_status_t tcomm_mpi_all_to_all_v(void *state,
-                                      const tcomm_coll_args_t *args);
-tcomm_status_t tcomm_mpi_reduce_scatter_v(void *state,
-                                          const tcomm_tensor_t *in,
-                                          tcomm_op_t op, int dim,
-                                          const size_t *sizes,
-                                          tcomm_tensor_t *out);
+/* Every collective on host tensors, and the barrier, is a table of
+ * named algorithms (tcomm_mpi_algo.h). */
 
 /* TCOMM_ERR_INVALID_ARG naming fn unless MPI is initialized and not
  * finalized (the MPI-based communicator constructors). */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The MPI backend's host algorithms as tables: per collective, one file
- * (src/mpi/all_reduce.c, all_gather.c, reduce_scatter.c, broadcast.c)
+ * (src/mpi/all_reduce.c, all_gather.c, reduce_scatter.c, broadcast.c,
+ * reduce.c, all_to_all.c, all_to_all_v.c, reduce_scatter_v.c, barrier.c)
  * with a row per named algorithm, and one choice for them all
  * (src/mpi/algo_select.c): the first row, in table order, whose byte
  * range holds the call and that applies to it runs; TCOMM_TUNE puts a
@@ -59,16 +60,28 @@ extern const tcomm_mpi_coll_table_t tcomm_mpi_all_gather_table;
 extern const tcomm_mpi_coll_table_t tcomm_mpi_reduce_scatter_table;
 extern const tcomm_mpi_coll_table_t tcomm_mpi_broadcast_table;
 extern const tcomm_mpi_coll_table_t tcomm_mpi_reduce_table;
+extern const tcomm_mpi_coll_table_t tcomm_mpi_all_to_all_table;
+extern const tcomm_mpi_coll_table_t tcomm_mpi_all_to_all_v_table;
+extern const tcomm_mpi_coll_table_t tcomm_mpi_reduce_scatter_v_table;
+extern const tcomm_mpi_coll_table_t tcomm_mpi_barrier_table;
 
-/* The table of coll (NULL: its choice is not a table yet); the i-th of
- * them all, for listing (NULL past the last). */
+/* The table of coll (NULL: none, a collective newer than the backend);
+ * the i-th of them all, for listing (NULL past the last). */
 const tcomm_mpi_coll_table_t *tcomm_mpi_coll_table(tcomm_coll_t coll);
 const tcomm_mpi_coll_table_t *tcomm_mpi_coll_table_at(int i);
 
-/* Run the call by its table (host tensors). */
+/* Run the call by its table (host tensors; barrier: no tensor). */
 tcomm_status_t tcomm_mpi_algo_run(tcomm_mpi_state_t *st,
                                   const tcomm_mpi_coll_table_t *t,
                                   const tcomm_coll_args_t *a);
+
+/* For a row whose run names a finer path than the row's own, which can
+ * differ between the ranks (all_to_all's pack+, +unpack, pieces): the
+ * call of t took path (its INFO line "<t's name>: <what>"), and the
+ * row's own name is not noted after it. */
+void tcomm_mpi_algo_note(tcomm_mpi_state_t *st,
+                         const tcomm_mpi_coll_table_t *t, tcomm_path_t path,
+                         const char *what);
 
 /* TCOMM_TUNE, parsed: "all_reduce:0-4k:mpi_allreduce,4k-:node_allreduce"
  * (a rule is collective:from-to:algorithm; the collective may be left
@@ -93,9 +106,12 @@ int tcomm_mpi_tune_parse(const char *text, tcomm_mpi_tune_t *tune,
 int tcomm_mpi_tune_pick(const tcomm_mpi_tune_t *tune,
                         const tcomm_mpi_coll_table_t *t, size_t bytes);
 
-/* What several tables share: the input's bytes as the measure; whether
+/* What several tables share: no measure (0: barrier); the input's
+ * bytes as the measure; whether
  * the call may copy between the node's ranks (one node, single copies
  * allowed); deterministic mode, and its opposite. */
+size_t tcomm_mpi_no_bytes(const tcomm_mpi_state_t *st,
+                          const tcomm_coll_args_t *a);
 size_t tcomm_mpi_input_bytes(const tcomm_mpi_state_t *st,
                              const tcomm_coll_args_t *a);
 int tcomm_mpi_one_node(const tcomm_mpi_state_t *st,

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Internal: the MPI backend's all_to_all on host buffers, as blocks of
- * rows, and the candidate exchanges that bench/alltoall_candidates.c
- * times (src/mpi/all_to_all*.c).
+ * rows, and the candidate exchanges that the tables of all_to_all and
+ * all_to_all_v choose among (src/mpi/all_to_all.c, all_to_all_v.c) and
+ * bench/alltoall_candidates.c times (src/mpi/alltoall_*.c).
  *
  * A call's layout: in is viewed as [souter][stotal] elements, the block
  * for rank j being its columns [soff[j], soff[j] + sw[j]); out is viewed
@@ -35,6 +36,12 @@ typedef struct {
 /* The arrays for nranks (on the heap above TCOMM_STACK_RANKS). */
 int tcomm_a2a_plan_alloc(tcomm_a2a_plan_t *p, tcomm_dtype_t dtype,
                          MPI_Comm comm);
+/* in along split, out along concat: the rows of both sides (the sizes
+ * along each dim as tcomm_a2a_plan_cols takes them). */
+void tcomm_a2a_plan_sides(tcomm_a2a_plan_t *p, const tcomm_tensor_t *in,
+                          int split, const size_t *send_sizes, size_t each_s,
+                          const tcomm_tensor_t *out, int concat,
+                          const size_t *recv_sizes, size_t each_r);
 void tcomm_a2a_plan_free(tcomm_a2a_plan_t *p);
 /* sw/soff from sizes along the split dim (seg[j] = sizes[j] * inner),
  * rw/roff likewise; NULL sizes: each entry `each`. */
@@ -58,6 +65,14 @@ int tcomm_a2a_flat(const void *sbuf, const size_t *scnt, const size_t *sdsp,
  * temporary (then they agree that all have one before data moves). */
 int tcomm_a2a_pack(const tcomm_a2a_plan_t *p, const void *in, void *out,
                    int any_tmp, MPI_Comm comm, tcomm_path_t *path);
+/* (a) as a row of t, the table of all_to_all or all_to_all_v
+ * (src/mpi/all_to_all.c): the path it took noted (it can differ between
+ * the ranks), p freed. */
+struct tcomm_mpi_coll_table;
+int tcomm_a2a_pack_noted(struct tcomm_mpi_state *st,
+                         const struct tcomm_mpi_coll_table *t,
+                         tcomm_a2a_plan_t *p, const void *in, void *out,
+                         int any_tmp);
 /* (b) MPI_Alltoallw with a vector datatype per peer on each side. */
 int tcomm_a2a_alltoallw(const tcomm_a2a_plan_t *p, const void *in,
                         void *out, MPI_Comm comm);
@@ -70,11 +85,11 @@ int tcomm_a2a_rows(const tcomm_a2a_plan_t *p, const void *in, void *out,
                    MPI_Comm comm);
 /* (e) on one node: each rank reads its blocks from the peers' inputs
  * into place (memcpy from a peer's mapped arena, else process_vm_readv;
- * src/mpi/alltoall_pull.c), tier as tcomm_a2a_pull_tier says, synchronised
- * through the node segment where p->st has one and single copies are
- * allowed there (tcomm_node_copy_allowed), else by MPI. *done = 0 when
- * it did not apply (off, not one node, a rank could not read, calls
- * that differ): then out must be written by another path. The same
+ * src/mpi/node/all_to_all_copies.c), tier as tcomm_a2a_pull_tier says,
+ * synchronised through the node segment where p->st has one and single
+ * copies are allowed there (tcomm_node_copy_allowed), else by MPI.
+ * *done = 0 when it did not apply (off, not one node, a rank could not
+ * read, calls that differ): then out must be written by another path. The same
  * *done on every rank. */
 int tcomm_a2a_pull(const tcomm_a2a_plan_t *p, const void *in, void *out,
                    MPI_Comm comm, int tier, int *done);
@@ -86,7 +101,7 @@ void tcomm_a2a_copy_own(const tcomm_a2a_plan_t *p, const void *in,
 int tcomm_a2a_pull_tier(const tcomm_a2a_plan_t *p, size_t attach_min);
 /* The pull's gate by cross-memory attach (the size of a rank's input)
  * where one side's blocks are strided (two = 0) or both: below it, MPI's
- * candidates win (alltoall_strided.c); above, the pull. */
+ * candidates win (all_to_all_strided.c); above, the pull. */
 #define TCOMM_A2A_PULL_MIN(two) ((two) ? (size_t)1 << 20 : (size_t)64 << 10)
 /* (f) all_to_all_v on one node, the node protocol of (e) with each
  * peer's blocks found in the table of every rank's sizes (table: a row
@@ -97,16 +112,22 @@ int tcomm_a2a_pull_tier(const tcomm_a2a_plan_t *p, size_t attach_min);
  * rank on average), by cross-memory attach from TCOMM_A2A_PULL_MIN for
  * strided blocks. *done = 0 (every rank alike) where it did not apply:
  * then out must be written by another path. p: this rank's plan of the
- * call. src/mpi/alltoall_v_pull.c. */
+ * call. src/mpi/node/all_to_all_v_copies.c. */
 int tcomm_a2a_v_pull(const tcomm_a2a_plan_t *p, const tcomm_tensor_t *in,
                      int split, int concat, const int64_t *table,
                      tcomm_tensor_t *out, int *done);
+/* The mean bytes of the ranks' inputs of that call (its tier's measure,
+ * and all_to_all_v's table's: the same on every rank). */
+size_t tcomm_a2a_v_mean_bytes(const tcomm_tensor_t *in, int split,
+                              int concat, const int64_t *table, int n);
 /* Do the counts and strides fit the int arguments of (b), (c), (d), and
  * their per-rank arrays the stack (at most TCOMM_STACK_RANKS ranks)?
- * The same answer on every rank of an equal call. */
+ * The same answer on every rank of an equal call. Reads the first
+ * blocks only (sw[0], rw[0]) of the arrays. */
 int tcomm_a2a_fits_int(const tcomm_a2a_plan_t *p);
-/* The dispatch among them for an equal call (strided somewhere). */
-int tcomm_a2a_strided(const tcomm_a2a_plan_t *p, const void *in, void *out,
-                      MPI_Comm comm, tcomm_path_t *path);
+/* The run of (d): the elements contiguous on both sides of an equal
+ * call; (d) applies from TCOMM_A2A_RUN_MIN bytes (all_to_all_strided.c). */
+size_t tcomm_a2a_common_run(const tcomm_a2a_plan_t *p);
+#define TCOMM_A2A_RUN_MIN ((size_t)32 << 10)
 
 #endif /* TCOMM_MPI_ALLTOALL_H */

@@ -75,7 +75,8 @@ typedef struct {
 int tcomm_ag_plan_init(tcomm_ag_plan_t *p, tcomm_dtype_t dtype,
                        size_t outer, const size_t *seg, MPI_Comm comm);
 void tcomm_ag_plan_free(tcomm_ag_plan_t *p);
-/* rows rows of rank r from a rank-major block into out */
+/* rows rows of rank r from a rank-major block into out
+ * (src/mpi/node/all_gather_attach.c, with the pull that shares it) */
 void tcomm_ag_unpack_one(const tcomm_ag_plan_t *p, const char *blk,
                          char *out, size_t rows, int r, const size_t *seg);
 /* own rows: in -> out at column off[rank] */
@@ -87,9 +88,9 @@ int tcomm_ag_rows_type(const tcomm_ag_plan_t *p, MPI_Datatype base,
 /* do the derived-datatype paths' int arguments fit? */
 int tcomm_ag_fits_int(const tcomm_ag_plan_t *p, size_t outer);
 
-/* The pull (allgather_pull.c). *done = 0 when it did not apply (off, not
- * one node, or some rank could not read): then out must be written by
- * another path. Collective; the same *done on every rank. */
+/* The pull (src/mpi/node/all_gather_attach.c). *done = 0 when it did
+ * not apply (off, not one node, or some rank could not read): then out
+ * must be written by another path. Collective; the same *done on every rank. */
 int tcomm_ag_pull(const tcomm_ag_plan_t *p, const void *in, void *out,
                   size_t outer, const size_t *seg, MPI_Comm comm, int *done);
 #endif /* TCOMM_MPI_RESHAPE_H */

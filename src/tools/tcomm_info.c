@@ -258,9 +258,8 @@ static int print_algorithms(void)
                        range);
             }
     }
-    printf("\nall_to_all, all_to_all_v, reduce_scatter_v: chosen inside "
-           "src/mpi/ (no table yet);\nbarrier: the agreement's round, or "
-           "MPI_Barrier.\n");
+    printf("\n(barrier: the unchecked one's; a checked barrier is the "
+           "agreement's round.)\n");
     return 0;
 }
 

@@ -10,3 +10,10 @@ libtcomm_internal_la_SOURCES += \
 	src/mpi/node/tcomm_node_reduce.h src/mpi/node/node_reduce.c \
 	src/mpi/node/tcomm_node_gather.h src/mpi/node/node_gather.c \
 	src/mpi/node/tcomm_node_map.h src/mpi/node/node_map.c
+
+# The single copies of all_gather along a dim (synchronised by MPI),
+# all_to_all and all_to_all_v, and the copies of blocks of rows they
+# share.
+libtcomm_internal_la_SOURCES += src/mpi/node/all_gather_attach.c \
+	src/mpi/node/all_to_all_copies.c src/mpi/node/all_to_all_v_copies.c \
+	src/mpi/node/tcomm_block_copy.h src/mpi/node/block_copy.c

@@ -13,7 +13,7 @@
  * process_vm_readv per peer). The synchronisation is the node
  * protocol (node_call.c): a note per rank and one fence, a fraction of
  * the MPI_Allgather and MPI_Allreduce that the MPI-synchronised pull
- * (src/mpi/allgather_pull.c) pays.
+ * (src/mpi/node/all_gather_attach.c) pays.
  *
  * A note's bytes are the output's (the same on every rank of the same
  * call, uneven sizes included); its sig carries the dtype and a hash of

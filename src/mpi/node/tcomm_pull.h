@@ -3,7 +3,7 @@
  * attach): whether a communicator may use them, kept as an attribute,
  * the PID namespace that decides whether a peer's pid means the same
  * process, and the read of a peer's rows (src/mpi/node/pull.c). The
- * all_gather pull over them is src/mpi/allgather_pull.c; the shared
+ * all_gather pull over them is src/mpi/node/all_gather_attach.c; the shared
  * broadcast copy is shm_bcast.c. */
 #ifndef TCOMM_PULL_H
 #define TCOMM_PULL_H

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Candidate (f): all_to_all_v on one node as single copies. Every rank
  * copies the pieces that concern it between its own buffers and its
- * peers', in place on both sides (tcomm_a2a_walk.h): memcpy where the
+ * peers', in place on both sides (tcomm_block_copy.h): memcpy where the
  * peer's buffer lies in its mapped tensor arena, else cross-memory
  * attach. MPI_Alltoallv is one copy per byte as well, but pays a
  * rendezvous per peer and, for strided pieces, a pack and an unpack.
@@ -27,7 +27,7 @@
  * rank redoes the call through MPI. */
 #include <stdint.h>
 
-#include "tcomm_a2a_walk.h"
+#include "tcomm_block_copy.h"
 #include "tcomm_backend_mpi.h"
 #include "tcomm_mpi_alltoall.h"
 #include "tcomm_node_call.h"
@@ -107,13 +107,24 @@ static void survey(const v_call_t *v, size_t *mean, size_t *sum,
     *sum = 0;
     for (int q = 0; q < v->n; q++) {
         shapes(v, q, in, out);
-        *sum += tcomm_shape_prod(in, 0, v->in->ndim) * v->p->es;
+        *sum += tcomm_shape_prod(in, 0, v->in->ndim) *
+                tcomm_dtype_size(v->in->dtype);
         one_side[0] |= tcomm_shape_prod(in, 0, v->s) > 1;
         one_side[1] |= tcomm_shape_prod(out, 0, v->c) > 1;
     }
     *mean = *sum / (size_t)v->n;
     *strided = one_side[0] || one_side[1];
     *two = one_side[0] && one_side[1];
+}
+
+size_t tcomm_a2a_v_mean_bytes(const tcomm_tensor_t *in, int split,
+                              int concat, const int64_t *table, int n)
+{
+    v_call_t v = {NULL, in, split, concat, split == concat, n, table};
+    size_t mean, sum;
+    int strided, two;
+    survey(&v, &mean, &sum, &strided, &two);
+    return mean;
 }
 
 static tcomm_a2a_walk_t walk_of(uint64_t base, side_t sd, size_t es)

@@ -9,8 +9,8 @@
  * one message per row (a few us each); MPI_Alltoall of contiguous blocks
  * is one copy, because vader reads the peer's buffer with
  * process_vm_readv itself. This is that single copy with the strides
- * folded into the scatter lists (numbers at the dispatch,
- * alltoall_strided.c).
+ * folded into the scatter lists (numbers at all_to_all's table,
+ * src/mpi/all_to_all.c).
  *
  * Protocol: on one node with the segment (p->st, and
  * tcomm_node_copy_allowed: at any number of ranks per core, as the
@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "tcomm_a2a_walk.h"
+#include "tcomm_block_copy.h"
 #include "tcomm_mpi_alltoall.h"
 #include "tcomm_node_call.h"
 #include "tcomm_pull.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Blocks of an all_to_all as rows, copied onto one another (the contract
- * is in tcomm_a2a_walk.h): memcpy here or in a peer's mapped arena, else
+ * is in tcomm_block_copy.h): memcpy here or in a peer's mapped arena, else
  * cross-memory attach with scatter lists on both sides, so that a
  * strided block costs one system call per IOV_MAX pieces. */
 #define _GNU_SOURCE /* process_vm_readv, IOV_MAX */
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/uio.h>
 
-#include "tcomm_a2a_walk.h"
+#include "tcomm_block_copy.h"
 #include "tcomm_node_map.h"
 
 #define IOVS (IOV_MAX < 1024 ? IOV_MAX : 1024)

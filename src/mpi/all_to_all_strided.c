@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* all_to_all when the blocks are strided on one side at least (split or
- * concat along a dim with a size > 1 before it): candidates (b)-(d) and
- * the dispatch among them and (a), the temporary (alltoall_flat.c).
+ * concat along a dim with a size > 1 before it): candidates (b)-(d), rows
+ * of all_to_all's table (src/mpi/all_to_all.c) beside (a), the temporary
+ * (all_to_all_exchange.c), and (e), the pull (node/all_to_all_copies.c).
  *   (b) alltoallw: MPI_Alltoallw, a vector datatype per peer and side;
  *   (c) vector: one Isend/Irecv per peer through the same datatypes;
  *   (d) rows: one message per run contiguous on both sides, in place.
- * bench/alltoall_candidates.c times them (numbers at the dispatch). */
+ * bench/alltoall_candidates.c times them (its figures, the reason for
+ * the table's ranges, are at the table). */
 #include <limits.h>
 #include <string.h>
 
@@ -147,8 +149,7 @@ static size_t gcd(size_t a, size_t b)
     return a;
 }
 
-/* The run of (d): a length contiguous on both sides of an equal call. */
-static size_t common_run(const tcomm_a2a_plan_t *p)
+size_t tcomm_a2a_common_run(const tcomm_a2a_plan_t *p)
 {
     size_t e = p->souter * p->sw[0];
     size_t s = p->souter == 1 ? e : p->sw[0];
@@ -172,7 +173,7 @@ int tcomm_a2a_rows(const tcomm_a2a_plan_t *p, const void *in, void *out,
 
     if (e == 0)
         return MPI_SUCCESS;
-    g = common_run(p);
+    g = tcomm_a2a_common_run(p);
     m = e / g;
     /* a window of runs of every peer at once: each window's messages
      * all match within the peers' same window */
@@ -209,88 +210,4 @@ int tcomm_a2a_rows(const tcomm_a2a_plan_t *p, const void *in, void *out,
             tcomm_mpi_waitall((size_t)nr, req);
     }
     return rc;
-}
-
-/* The dispatch, measured on 2 ranks, [64, n/64] f32 (bench/
- * alltoall_candidates, lower quartile of 40 interleaved calls on a
- * shared 2-core machine, ratios +-0.2 between runs), ratio to raw
- * MPI_Alltoall of the same bytes; split/concat 0/1 and 1/0 have one
- * strided side, 1/1 two:
- *
- *   bytes  s/c  (a)pack (b)a2aw (c)vec (d)rows (e)pull  kept
- *   4 KiB  0/1   1.80    2.32    2.59   7.25    6.11   pack
- *          1/0   1.50    3.52    3.24  13.35    7.72   pack
- *          1/1   1.62    4.48    4.35  13.17   36.09   pack
- *  64 KiB  0/1   1.31    1.38    1.30   1.77    1.28   pull
- *          1/0   2.18    2.23    1.65   3.55    1.58   pull
- *          1/1   2.40    2.31    1.68   2.81    5.35   vec
- * 256 KiB  0/1   1.38    1.34    1.57   5.21    1.11   pull
- *          1/0   2.19    1.40    1.83   1.69    1.27   pull
- *          1/1   2.13    1.42    1.90   1.80    2.96   a2aw
- *   1 MiB  0/1   1.47    1.76    1.68   2.33    1.10   pull
- *          1/0   1.51    1.77    1.95   3.45    1.16   pull
- *          1/1   1.99    1.81    1.97   3.43    1.49   pull
- *   4 MiB  0/1   1.75    1.76    1.61   1.41    0.86   pull
- *          1/0   2.42    6.19    4.61   1.87    0.90   pull
- *          1/1   2.94    4.04    4.30   1.65    0.85   pull
- *  16 MiB  0/1   1.73    3.42    3.26   1.09    1.02   pull
- *          1/0   1.73    3.31    3.43   1.09    1.01   pull
- *          1/1  10.18    4.40    4.28   1.18    0.66   pull
- *
- * A second run, at load 3-5, had the pull further ahead at 64 KiB (1.14
- * and 1.36 against 1.30-3.71); at 16 KiB it lost in the first run (1.37
- * and 1.69 against 0.90 and 0.96). Hence its threshold of 64 KiB.
- *
- * Why: MPI_Alltoall of contiguous blocks is one copy per byte (vader's
- * CMA rendezvous); a derived datatype or a temporary is two (copy-in/
- * copy-out, or the exchange plus pack/unpack), and one message per row
- * costs ~2-5 us a row, hidden only once rows are tens of KiB. The pull
- * is the single copy with the strides in its scatter lists; it has ~4 us
- * of fixed cost (two small MPI calls) and ~0.3 us per remote row, so it
- * goes first from 64 KiB with one strided side and from 1 MiB with two
- * (TCOMM_A2A_PULL_MIN).
- * Below, and where it cannot run (not one node, no ptrace rights): the
- * temporary under 16 KiB (a few memcpy of little data beat any
- * datatype), per-peer vector messages under 256 KiB, then per-run
- * messages where a run has 32 KiB or more, else MPI_Alltoallw with two
- * strided sides and the temporary with one. The temporary is kept off
- * two strided sides above 16 KiB: its buffer is twice the tensor, and
- * above glibc's 32 MiB mmap ceiling it comes fresh from mmap on every
- * call, its page faults costing 10x at 16 MiB. Every term is the same
- * on every rank of an equal call. */
-#define PACK_MAX ((size_t)16 << 10)
-#define VECTOR_MAX ((size_t)256 << 10)
-#define RUN_MIN ((size_t)32 << 10)
-
-int tcomm_a2a_strided(const tcomm_a2a_plan_t *p, const void *in, void *out,
-                      MPI_Comm comm, tcomm_path_t *path)
-{
-    size_t bytes = p->souter * p->stotal * p->es;
-    int two = p->souter > 1 && p->router > 1, rc;
-
-    if (!p->fits || !tcomm_a2a_fits_int(p))
-        return tcomm_a2a_pack(p, in, out, 1, comm, path);
-    int tier = tcomm_a2a_pull_tier(p, TCOMM_A2A_PULL_MIN(two));
-    if (tier != TCOMM_NODE_MPI) {
-        int done;
-        rc = tcomm_a2a_pull(p, in, out, comm, tier, &done);
-        if (rc != MPI_SUCCESS || done) {
-            *path = TCOMM_PATH_MPI_ALLTOALL_PULL;
-            return rc;
-        }
-    }
-    if (bytes < PACK_MAX)
-        return tcomm_a2a_pack(p, in, out, 1, comm, path);
-    if (bytes < VECTOR_MAX) {
-        *path = TCOMM_PATH_MPI_ALLTOALL_VECTOR;
-        return tcomm_a2a_vector(p, in, out, comm);
-    }
-    if (common_run(p) * p->es >= RUN_MIN) {
-        *path = TCOMM_PATH_MPI_ALLTOALL_ROWS;
-        return tcomm_a2a_rows(p, in, out, comm);
-    }
-    if (!two)
-        return tcomm_a2a_pack(p, in, out, 1, comm, path);
-    *path = TCOMM_PATH_MPI_ALLTOALLW;
-    return tcomm_a2a_alltoallw(p, in, out, comm);
 }

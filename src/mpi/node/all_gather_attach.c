@@ -32,6 +32,27 @@
 #include "tcomm_mpi_reshape.h"
 #include "tcomm_test_hooks.h"
 
+/* The rows of out hold total elements; tcomm_ag_unpack_one writes rank
+ * r's rows from a rank-major block (here: the copies into place that
+ * allgather_dim.c's forms share with the pull). */
+void tcomm_ag_unpack_one(const tcomm_ag_plan_t *p, const char *blk, char *out,
+                       size_t rows, int r, const size_t *seg)
+{
+    size_t es = p->es, rb = seg[r] * es, stride = p->total * es;
+    if (rb == 0) /* nothing from rank r; out may be NULL (empty) */
+        return;
+    char *d = out + p->off[r] * es;
+    for (size_t o = 0; o < rows; o++)
+        memcpy(d + o * stride, blk + o * rb, rb);
+}
+
+/* Own rows: in -> out at column off[rank]. */
+void tcomm_ag_copy_own(const tcomm_ag_plan_t *p, const void *in, void *out,
+                     size_t outer, const size_t *seg)
+{
+    tcomm_ag_unpack_one(p, in, out, outer, p->rank, seg);
+}
+
 typedef struct { uint64_t addr, pid, ns; } peer_t;
 
 /* The pull with peers[nranks] at hand (after the node check). */

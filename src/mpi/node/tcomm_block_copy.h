@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Internal: a block of an all_to_all as rows in memory, and the copies of
  * one block onto another with the same bytes in the same order, however
- * each is cut into rows (src/mpi/alltoall_walk.c). The equal and the
- * uneven pulls (alltoall_pull.c, alltoall_v_pull.c) move their blocks
- * with them. */
-#ifndef TCOMM_A2A_WALK_H
-#define TCOMM_A2A_WALK_H
+ * each is cut into rows (src/mpi/node/block_copy.c). The equal and the
+ * uneven pulls (all_to_all_copies.c, all_to_all_v_copies.c) move their
+ * blocks with them. */
+#ifndef TCOMM_BLOCK_COPY_H
+#define TCOMM_BLOCK_COPY_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -32,4 +32,4 @@ int tcomm_a2a_walk_move(pid_t pid, tcomm_a2a_walk_t *rem,
 int tcomm_a2a_walk_with_peer(pid_t pid, tcomm_a2a_walk_t *rem,
                              tcomm_a2a_walk_t *loc, int push);
 
-#endif /* TCOMM_A2A_WALK_H */
+#endif /* TCOMM_BLOCK_COPY_H */

@@ -62,6 +62,20 @@ void tcomm_a2a_plan_cols(size_t *w, size_t *off, int n, const size_t *sizes,
     }
 }
 
+void tcomm_a2a_plan_sides(tcomm_a2a_plan_t *p, const tcomm_tensor_t *in,
+                          int split, const size_t *send_sizes, size_t each_s,
+                          const tcomm_tensor_t *out, int concat,
+                          const size_t *recv_sizes, size_t each_r)
+{
+    size_t inner;
+    tcomm_dim_split(in, split, &p->souter, &inner);
+    p->stotal = in->shape[split] * inner;
+    tcomm_a2a_plan_cols(p->sw, p->soff, p->nranks, send_sizes, each_s, inner);
+    tcomm_dim_split(out, concat, &p->router, &inner);
+    p->rtotal = out->shape[concat] * inner;
+    tcomm_a2a_plan_cols(p->rw, p->roff, p->nranks, recv_sizes, each_r, inner);
+}
+
 /* The pieces: every count and displacement is a size_t. */
 static int flat_pieces(const char *sbuf, const size_t *scnt,
                        const size_t *sdsp, char *rbuf, const size_t *rcnt,
