@@ -135,6 +135,9 @@ TESTS += test/bench_options.sh test/bench_validate.sh test/bench_output.sh
 TESTS += test/bench_vary.sh
 # The MPI call and the bound of each row, the summary's issue-18 targets.
 TESTS += test/bench_baseline.sh
+# scripts/osu-peer.sh's table from fake programs (no MPI, no OSU, no
+# network) and its --peer checks that install and build nothing.
+TESTS += test/osu_peer.sh
 
 # `make bench`: the sweep on 2 ranks into bench/results/ (text, JSON, a
 # PNG plot per collective) and the summary table. BENCH_NP, BENCH_SIZES
@@ -160,7 +163,7 @@ bench-multinode: all
 EXTRA_DIST += scripts/bench-multinode.sh
 EXTRA_DIST += scripts/bench-sweep.sh scripts/bench-summary.sh bench/plot.gp \
 	scripts/bench-summary-nb.sh scripts/bench-summary-vary.sh \
-	scripts/osu-peer.sh \
+	scripts/osu-peer.sh scripts/peer-setup.sh test/osu_peer.sh \
 	doc/performance.md doc/performance/allreduce.png \
 	doc/performance/allgather.png doc/performance/reduce_scatter.png \
 	doc/performance/bcast.png doc/performance/barrier.png \
