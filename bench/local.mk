@@ -17,6 +17,7 @@ bench_libtcomm_bench_la_SOURCES = \
 	bench/bench_backend.h \
 	bench/bench_bound.c \
 	bench/bench_colls.c \
+	bench/bench_cross_core.c \
 	bench/bench_data.c \
 	bench/bench_nonblocking.c \
 	bench/bench_nonblocking.h \
