@@ -26,10 +26,13 @@
  * each, (k, m) in the collective's proportion of R to W, S = R / k, so
  * that one pass moves R + W bytes through buffers as large as the
  * collective's, from the level of the memory hierarchy its data lives
- * at. Three kernels: glibc's memcpy block by block (each input block
+ * at. Four kernels: glibc's memcpy block by block (each input block
  * read, each output block written from it), out_j = in_0 ^ ... ^ in_{k-1}
- * with non-temporal stores (no write-allocate), and one memcpy of S
- * where k = m = 1 (glibc may pick yet another way for it). All ranks
+ * with non-temporal stores (no write-allocate) and with ordinary ones
+ * (no intermediate block either: where the data stay in the cache, the
+ * fused loop a reduction runs), and where k = 1 one memcpy of S into
+ * each output (glibc may pick yet another way for it: a warm all_gather
+ * of 1 MiB beat the bound without it). All ranks
  * run each kernel at once, the best of TRIES, before the timed sizes and
  * again after each size's timed calls (the faster counts: a load burst in
  * one measurement would leave a bound the collective can beat; make bench
@@ -126,7 +129,8 @@ static void xor_pass(char **in, int k, char **out, int m, size_t s, int nt)
 }
 
 /* This rank's best seconds of one kernel pass over S-byte streams
- * (kernel 0: copy_pass, 1: xor with non-temporal stores, 2: memcpy). */
+ * (kernel 0: copy_pass, 1: xor with non-temporal stores, 2: memcpy of
+ * the one input into each output, 3: xor with ordinary stores). */
 static double time_kernel(bench_run_t *r, char **buf, int k, int m,
                           size_t s, int kernel)
 {
@@ -137,9 +141,10 @@ static double time_kernel(bench_run_t *r, char **buf, int k, int m,
         double t0 = bench_now();
         for (size_t i = 0; i < reps; i++) {
             if (kernel == 2)
-                memcpy(buf[1], buf[0], s);
-            else if (kernel == 1)
-                xor_pass(buf, k, buf + k, m, s, 1);
+                for (int j = 0; j < m; j++)
+                    memcpy(buf[1 + j], buf[0], s);
+            else if (kernel == 1 || kernel == 3)
+                xor_pass(buf, k, buf + k, m, s, kernel == 1);
             else
                 copy_pass(buf, k, buf + k, m, s);
             __asm__ volatile("" ::: "memory"); /* each pass happens */
@@ -177,8 +182,8 @@ static int measure(bench_run_t *r, double *us, double *gbs)
             memset(buf[i], 0x3c, s); /* touched before the tries */
     bench_sync_int(r, &bad, BENCH_MAX);
     double rate = 0.0; /* this rank's bytes per second, the best kernel */
-    for (int kernel = 0; kernel < 3 && !bad; kernel++) {
-        if (kernel == 2 && (t.k != 1 || t.m != 1))
+    for (int kernel = 0; kernel < 4 && !bad; kernel++) {
+        if (kernel == 2 && t.k != 1)
             continue;
 #if !defined(__x86_64__)
         if (kernel == 1)
