@@ -109,12 +109,7 @@ terms() {
         }
         END { if (!rows) print "no rows"; exit (bad || !rows) }
     ' "$tmp/t.json" > "$tmp/why"
-    if [ "$rc" -ne 0 ] || [ -s "$tmp/why" ]; then
-        fail "$n ranks: osu_tcomm_$prog $*: the bound's terms: status $rc"
-        cat "$tmp/why" "$tmp/out" "$tmp/err"
-    else
-        echo "ok: $n ranks: osu_tcomm_$prog $*: the bound's terms"
-    fi
+    verdict "$rc" "$n ranks: osu_tcomm_$prog $*" "the bound's terms"
 }
 for n in 1 2 3 4; do
     terms "$n" allreduce 1 --vary
