@@ -59,23 +59,31 @@ static int wrong(const char *out, size_t bytes, int n, int try)
     return 0;
 }
 
+/* The ranks that share this rank's node, and how many there are. */
+static MPI_Comm node_of(int me, int *node_n)
+{
+    MPI_Comm node;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, me,
+                        MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, node_n);
+    return node;
+}
+
 int main(int argc, char **argv)
 {
-    size_t lo = argc > 1 ? strtoull(argv[1], NULL, 0) : 1048576;
-    size_t hi = argc > 2 ? strtoull(argv[2], NULL, 0) : 16777216;
-    int tries = argc > 3 ? atoi(argv[3]) : 40, me, n, bad = 0;
+    int me, n, node_n, bad = 0;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &n);
-    MPI_Comm node;
-    int node_n;
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, me,
-                        MPI_INFO_NULL, &node);
-    MPI_Comm_size(node, &node_n);
+    MPI_Comm node = node_of(me, &node_n);
+    size_t lo = argc > 1 ? strtoull(argv[1], NULL, 0) : 1048576;
+    size_t hi = argc > 2 ? strtoull(argv[2], NULL, 0) : 16777216;
+    int tries = argc > 3 ? atoi(argv[3]) : 40;
     if (node_n != n || n > 64 || tries < 1) {
         if (me == 0)
             fprintf(stderr, "reduce_traffic: every rank on one node, at "
                     "most 64 ranks and TRIES >= 1\n");
+        MPI_Comm_free(&node);
         MPI_Finalize();
         return 2;
     }
