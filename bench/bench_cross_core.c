@@ -30,7 +30,7 @@
  * peer's, the chunk of N/n a reduce_scatter would: (n - 1) / n N. Two
  * writers (glibc's memset, and non-temporal stores, which leave the
  * lines in memory instead of the writer's cache) and two readers (an
- * XOR of 16-byte loads, and glibc's memcpy into a block that stays in
+ * XOR of the loaded words, and glibc's memcpy into a block that stays in
  * L1), the best of TRIES each, before the timed sizes and again after
  * each size's timed calls as the streaming rate is; a rank's rate is
  * its fastest read's bytes over its time, the term those bytes over the
