@@ -192,10 +192,15 @@ void bench_json_row(FILE *f, const bench_run_t *r, const bench_result_t *res,
     if (o->baseline && res->has_mpi && res->mpi_forms > 1)
         fprintf(f, ", \"mpi_alt_call\": \"%s\", \"mpi_alt_med_us\": %.3f",
                 bench_mpi_call(r, 1 - res->mpi_form), res->alt_mpi_med_us);
+    const bench_terms_t *t = &res->terms;
     if (res->bound_us > 0.0)
         fprintf(f, ", \"bound_us\": %.6f, \"bound_ratio\": %.6f, "
-                "\"stream_gbs\": %.3f", res->bound_us,
-                res->med_us / res->bound_us, res->stream_gbs);
+                "\"stream_us\": %.6f, \"stream_gbs\": %.3f",
+                res->bound_us, res->med_us / res->bound_us, t->stream_us,
+                t->stream_gbs);
+    if (res->bound_us > 0.0 && t->cross_core_us > 0.0)
+        fprintf(f, ", \"cross_core_us\": %.6f, \"cross_core_gbs\": %.3f",
+                t->cross_core_us, t->cross_core_gbs);
     if (res->single_copy_us > 0.0)
         fprintf(f, ", \"single_copy_us\": %.6f, \"copy_gbs\": %.3f, "
                 "\"add_gbs\": %.3f", res->single_copy_us, res->copy_gbs,

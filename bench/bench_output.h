@@ -27,7 +27,7 @@ typedef struct {
     int mpi_forms;
     double alt_mpi_med_us; /* the other formulation's (mpi_forms 2) */
     double bound_us;  /* bench_traffic_at: any algorithm's; 0: none */
-    double stream_gbs; /* the rate per rank it rests on */
+    bench_terms_t terms; /* the two lower bounds it is the larger of */
     double single_copy_us; /* bench_bound_at: a single-copy algorithm's */
     double copy_gbs, add_gbs; /* the rates that one rests on */
 } bench_result_t;

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The Bound column: the least time any algorithm needs to read and write
- * the bytes a collective must move, at the rate this node streams them
- * with every rank streaming at once (doc/performance.md, "The bound").
+/* The Bound column: the larger of two lower bounds (doc/performance.md,
+ * "The bound"): this file's, the least time any algorithm needs to read
+ * and write the bytes a collective must move, at the rate this node
+ * streams them with every rank streaming at once (JSON stream_us), and
+ * bench_cross_core.c's, the least time to load the bytes that must come
+ * from another core (JSON cross_core_us).
  *
  * Bytes per rank at the least, for n ranks and N input bytes per rank
  * (all_to_all: N per rank and peer). Every input byte is read at least
@@ -23,10 +26,13 @@
  * each, (k, m) in the collective's proportion of R to W, S = R / k, so
  * that one pass moves R + W bytes through buffers as large as the
  * collective's, from the level of the memory hierarchy its data lives
- * at. Three kernels: glibc's memcpy block by block (each input block
+ * at. Four kernels: glibc's memcpy block by block (each input block
  * read, each output block written from it), out_j = in_0 ^ ... ^ in_{k-1}
- * with non-temporal stores (no write-allocate), and one memcpy of S
- * where k = m = 1 (glibc may pick yet another way for it). All ranks
+ * with non-temporal stores (no write-allocate) and with ordinary ones
+ * (no intermediate block either: where the data stay in the cache, the
+ * fused loop a reduction runs), and where k = 1 one memcpy of S into
+ * each output (glibc may pick yet another way for it: a warm all_gather
+ * of 1 MiB beat the bound without it). All ranks
  * run each kernel at once, the best of TRIES, before the timed sizes and
  * again after each size's timed calls (the faster counts: a load burst in
  * one measurement would leave a bound the collective can beat; make bench
@@ -123,7 +129,8 @@ static void xor_pass(char **in, int k, char **out, int m, size_t s, int nt)
 }
 
 /* This rank's best seconds of one kernel pass over S-byte streams
- * (kernel 0: copy_pass, 1: xor with non-temporal stores, 2: memcpy). */
+ * (kernel 0: copy_pass, 1: xor with non-temporal stores, 2: memcpy of
+ * the one input into each output, 3: xor with ordinary stores). */
 static double time_kernel(bench_run_t *r, char **buf, int k, int m,
                           size_t s, int kernel)
 {
@@ -134,9 +141,10 @@ static double time_kernel(bench_run_t *r, char **buf, int k, int m,
         double t0 = bench_now();
         for (size_t i = 0; i < reps; i++) {
             if (kernel == 2)
-                memcpy(buf[1], buf[0], s);
-            else if (kernel == 1)
-                xor_pass(buf, k, buf + k, m, s, 1);
+                for (int j = 0; j < m; j++)
+                    memcpy(buf[1 + j], buf[0], s);
+            else if (kernel == 1 || kernel == 3)
+                xor_pass(buf, k, buf + k, m, s, kernel == 1);
             else
                 copy_pass(buf, k, buf + k, m, s);
             __asm__ volatile("" ::: "memory"); /* each pass happens */
@@ -150,7 +158,8 @@ static double time_kernel(bench_run_t *r, char **buf, int k, int m,
 
 struct bench_traffic {
     size_t bytes[64];
-    double us[64], gbs[64];
+    double us[64], gbs[64];   /* streaming */
+    double xus[64], xgbs[64]; /* between cores (bench_cross_core.c) */
     int n;
 };
 
@@ -173,8 +182,8 @@ static int measure(bench_run_t *r, double *us, double *gbs)
             memset(buf[i], 0x3c, s); /* touched before the tries */
     bench_sync_int(r, &bad, BENCH_MAX);
     double rate = 0.0; /* this rank's bytes per second, the best kernel */
-    for (int kernel = 0; kernel < 3 && !bad; kernel++) {
-        if (kernel == 2 && (t.k != 1 || t.m != 1))
+    for (int kernel = 0; kernel < 4 && !bad; kernel++) {
+        if (kernel == 2 && t.k != 1)
             continue;
 #if !defined(__x86_64__)
         if (kernel == 1)
@@ -204,14 +213,14 @@ static int measure(bench_run_t *r, double *us, double *gbs)
 /* A size moves bytes no slower than the next, twice as large, does: where
  * a loaded machine held a rank off for all of a size's tries, the larger
  * size's rate stands in (a bound measured slow could be beaten). */
-static void envelope(struct bench_traffic *tr)
+static void envelope(const size_t *bytes, double *us, double *gbs, int n)
 {
-    for (int k = tr->n - 2; k >= 0; k--) {
-        double per = tr->us[k + 1] / (double)tr->bytes[k + 1];
-        double t = per * (double)tr->bytes[k];
-        if (tr->us[k] > 0.0 && t > 0.0 && t < tr->us[k]) {
-            tr->gbs[k] *= tr->us[k] / t;
-            tr->us[k] = t;
+    for (int k = n - 2; k >= 0; k--) {
+        double per = us[k + 1] / (double)bytes[k + 1];
+        double t = per * (double)bytes[k];
+        if (us[k] > 0.0 && t > 0.0 && t < us[k]) {
+            gbs[k] *= us[k] / t;
+            us[k] = t;
         }
     }
 }
@@ -226,9 +235,12 @@ int bench_traffic_prepare(bench_run_t *r)
          b = bench_size_next(r, b)) {
         tr->bytes[tr->n] = r->bytes;
         bad |= measure(r, &tr->us[tr->n], &tr->gbs[tr->n]);
+        bad |= bench_cross_core_measure(r, &tr->xus[tr->n],
+                                        &tr->xgbs[tr->n]);
         tr->n++;
     }
-    envelope(tr);
+    envelope(tr->bytes, tr->us, tr->gbs, tr->n);
+    envelope(tr->bytes, tr->xus, tr->xgbs, tr->n);
     r->traffic = tr;
     return bad;
 }
@@ -242,19 +254,25 @@ void bench_traffic_again(bench_run_t *r)
             continue;
         if (measure(r, &us, &gbs) == 0 && us > 0.0 && us < tr->us[k])
             tr->us[k] = us, tr->gbs[k] = gbs;
+        if (bench_cross_core_measure(r, &us, &gbs) == 0 && us > 0.0 &&
+            us < tr->xus[k])
+            tr->xus[k] = us, tr->xgbs[k] = gbs;
         return;
     }
 }
 
-double bench_traffic_at(const bench_run_t *r, double *stream_gbs)
+double bench_traffic_at(const bench_run_t *r, bench_terms_t *terms)
 {
     const struct bench_traffic *tr = r->traffic;
-    *stream_gbs = 0.0;
+    memset(terms, 0, sizeof(*terms));
     for (int k = 0; tr && k < tr->n; k++) {
         if (tr->bytes[k] != r->bytes)
             continue;
-        *stream_gbs = tr->gbs[k];
-        return tr->us[k];
+        terms->stream_us = tr->us[k], terms->stream_gbs = tr->gbs[k];
+        terms->cross_core_us = tr->xus[k];
+        terms->cross_core_gbs = tr->xgbs[k];
+        /* two lower bounds: the larger is one too */
+        return tr->xus[k] > tr->us[k] ? tr->xus[k] : tr->us[k];
     }
     return 0.0;
 }

@@ -17,6 +17,7 @@ bench_libtcomm_bench_la_SOURCES = \
 	bench/bench_backend.h \
 	bench/bench_bound.c \
 	bench/bench_colls.c \
+	bench/bench_cross_core.c \
 	bench/bench_data.c \
 	bench/bench_nonblocking.c \
 	bench/bench_nonblocking.h \
@@ -198,3 +199,10 @@ bench_cma_rate_SOURCES = bench/cma_rate.c
 # bench/gather_traffic [MIN MAX CALLS].
 noinst_PROGRAMS += bench/gather_traffic
 bench_gather_traffic_SOURCES = bench/gather_traffic.c
+
+# all_reduce's least traffic (its own chunk and the peers', pushed into
+# every output) in one kernel, against which the Bound and tcomm are
+# read (not installed): mpirun -np 2 bench/reduce_traffic [MIN MAX TRIES].
+noinst_PROGRAMS += bench/reduce_traffic
+bench_reduce_traffic_SOURCES = bench/reduce_traffic.c
+bench_reduce_traffic_CFLAGS = $(AM_CFLAGS) $(VECTORIZE_CFLAGS)

@@ -244,7 +244,7 @@ static void run_sizes(bench_run_t *r, FILE *json, int *failed)
             bench_time_size(r, &res);
         if (has_bound(r)) {
             bench_traffic_again(r);
-            res.bound_us = bench_traffic_at(r, &res.stream_gbs);
+            res.bound_us = bench_traffic_at(r, &res.terms);
             res.single_copy_us =
                 bench_bound_at(r, &res.copy_gbs, &res.add_gbs);
         }

@@ -171,21 +171,33 @@ const char *bench_mpi_call(const bench_run_t *r, int form);
  * them), on the same bytes. */
 tcomm_dtype_t bench_baseline_dtype(const bench_run_t *r);
 
-/* bench_traffic.c: the Bound column, the least time any algorithm needs
- * to read and write the bytes the collective must move at the least, at
- * the rate this node streams with every rank at once, measured per size
+/* bench_traffic.c: the Bound column, the larger of two lower bounds:
+ * the least time any algorithm needs to read and write the bytes the
+ * collective must move at the least, at the rate this node streams with
+ * every rank at once, and (bench_cross_core.c) to load the bytes that
+ * must cross between cores, at the rate they do; both measured per size
  * before the timed sizes and again after each (doc/performance.md, "The
- * bound"); prepare: 0,
- * or 1 if some rank could not allocate its scratch; _at: microseconds
- * of the current size (0: none) and the streaming rate per rank it
- * rests on. Collective over the world. */
+ * bound"); prepare: 0, or 1 if some rank could not allocate its
+ * scratch. Collective over the world. */
 struct bench_traffic;
 int bench_traffic_prepare(bench_run_t *r);
 /* The current size's rate measured again (after its timed calls): the
  * faster of the two counts, so that a load burst in one measurement
  * does not leave a bound the collective can beat. */
 void bench_traffic_again(bench_run_t *r);
-double bench_traffic_at(const bench_run_t *r, double *stream_gbs);
+/* The current size's two terms (0: none) and the rates they rest on;
+ * returns the larger term, the bound. */
+typedef struct {
+    double stream_us, stream_gbs;
+    double cross_core_us, cross_core_gbs;
+} bench_terms_t;
+double bench_traffic_at(const bench_run_t *r, bench_terms_t *terms);
+/* bench_cross_core.c: the bound's second term, the least time to load
+ * the bytes another core wrote that a rank must load at the least, at
+ * the rate this node moves them between cores (0: no such term: not a
+ * reduction, no --vary, ranks on several nodes, or too few bytes for
+ * the clock). 0, or 1 where some rank had no memory for it. */
+int bench_cross_core_measure(bench_run_t *r, double *us, double *gbs);
 
 /* bench_bound.c: the older single-copy model (the JSON's single_copy_us):
  * the least time a single-copy algorithm needs on this

@@ -73,13 +73,8 @@ rows() {
         }
         END { if (!rows) print "no rows"; exit (bad || !rows) }
     ' "$tmp/r.json" > "$tmp/why"
-    if [ "$rc" -ne 0 ] || [ -s "$tmp/why" ]; then
-        fail "$n ranks: osu_tcomm_$prog $*: status $rc"
-        cat "$tmp/why" "$tmp/out" "$tmp/err"
-    else
-        echo "ok: $n ranks: osu_tcomm_$prog $*: $(sort -u "$tmp/table" |
-            cut -d' ' -f1 | sort -u | tr '\n' ' ')"
-    fi
+    verdict "$rc" "$n ranks: osu_tcomm_$prog $*" "$(sort -u "$tmp/table" |
+        cut -d' ' -f1 | sort -u | tr '\n' ' ')"
 }
 
 rs='MPI_Reduce_scatter_block|MPI_Reduce_scatter'

@@ -44,6 +44,18 @@ fail() {
     failures=$((failures + 1))
 }
 
+# verdict STATUS WHAT DETAIL: a run that exited STATUS and whose JSON
+# check wrote its complaints to $tmp/why: FAIL with them and the run's
+# $tmp/out and $tmp/err, or ok with DETAIL.
+verdict() {
+    if [ "$1" -ne 0 ] || [ -s "$tmp/why" ]; then
+        fail "$2: status $1"
+        cat "$tmp/why" "$tmp/out" "$tmp/err"
+    else
+        echo "ok: $2: $3"
+    fi
+}
+
 # summary_has WANT RESULT ROW...: the summary (scripts/bench-summary.sh)
 # of one crafted .dat row (bytes med mpi_med avg mpi_avg ratio diff best
 # mpi_best [bound_us mpi_call]) has a line matching WANT, an extended

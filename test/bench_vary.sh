@@ -70,6 +70,54 @@ for n in 1 2 3 4; do
     vary_caught "$n" allgather -T bf16 --dim 0
     vary_caught "$n" ireduce_scatter -T f32
 done
+# The bound's terms (bench/bench_traffic.c, bench/bench_cross_core.c):
+# cross_core_us on the reductions with --vary from 2 ranks, where each
+# row from 64 KiB has stream_us > 0, cross_core_us > 0 with its rate,
+# and bound_us the larger of the two (up to their rounding); none on 1
+# rank (no bound), none without --vary or on a broadcast (no such bytes).
+# terms N PROGRAM WANT ARGS...: WANT 1: both terms, 0: no cross_core_us
+terms() {
+    n=$1 prog=$2 want=$3
+    shift 3
+    on_ranks "$n" "$prog" --baseline -i 10 -x 1 -m 64K:128K \
+        --json "$tmp/t.json" "$@" > "$tmp/out" 2> "$tmp/err"
+    rc=$?
+    awk -v want="$want" -v n="$n" '
+        function num(key,   s) {
+            if (!match($0, "\"" key "\": [-0-9.e+]+")) return ""
+            s = substr($0, RSTART, RLENGTH); sub(/.*: /, "", s); return s + 0
+        }
+        /"bytes":/ {
+            rows++; b = num("bound_us"); s = num("stream_us")
+            x = num("cross_core_us"); g = num("cross_core_gbs")
+            if (n == 1 && (b != "" || x != "")) {
+                print "bytes " num("bytes") ": a bound on 1 rank"; bad++
+            } else if (n == 1) {
+            } else if (!want && x != "") {
+                print "bytes " num("bytes") ": cross_core_us " x; bad++
+            } else if (!want && !(s > 0 && b == s)) {
+                print "bytes " num("bytes") ": bound " b ", stream " s; bad++
+            } else if (want && !(s > 0 && x > 0 && g > 0)) {
+                print "bytes " num("bytes") ": stream " s ", cross " x; bad++
+            } else if (want) {
+                m = s > x ? s : x
+                if (b < m - 0.000001 || b > m + 0.000001) {
+                    print "bytes " num("bytes") ": bound " b " of " s \
+                        " and " x; bad++
+                }
+            }
+        }
+        END { if (!rows) print "no rows"; exit (bad || !rows) }
+    ' "$tmp/t.json" > "$tmp/why"
+    verdict "$rc" "$n ranks: osu_tcomm_$prog $*" "the bound's terms"
+}
+for n in 1 2 3 4; do
+    terms "$n" allreduce 1 --vary
+    terms "$n" reduce_scatter 1 --vary -T bf16
+    terms "$n" allreduce 0
+    terms "$n" bcast 0 --vary
+done
+
 # --backend local has no baseline to compare with
 opts="--vary -c -i 20 -x 2 -m 4:16K"
 vary_ok 1 allreduce --backend local --threads 3 -T f32
