@@ -514,11 +514,47 @@ START_TEST(test_refused)
 }
 END_TEST
 
+#ifdef EAGER_OVER_MPI
+/* The MPI round's room follows the call before (src/mpi/carry_round.c):
+ * the first round has the most; then the class the last call needed;
+ * none after a call too large to carry. Every result still right. */
+static void reduce_expecting(size_t len, int carried)
+{
+    tcomm_tensor_t *in = input(TCOMM_F32, rank, 1, &len), *out;
+    uint64_t before = tcomm_eager_calls();
+    ck_assert_int_eq(tcomm_all_reduce(comm, in, TCOMM_SUM, &out),
+                     TCOMM_SUCCESS);
+    expect_eager(before, carried);
+    for (size_t i = 0; i < len; i++)
+        ck_assert_double_eq(ref_load(TCOMM_F32, tcomm_tensor_data(out), i),
+                            fold(TCOMM_SUM, i));
+    tcomm_tensor_release(out);
+    tcomm_tensor_release(in);
+}
+
+START_TEST(test_carry_room)
+{
+    tcomm_test_set_hook(TCOMM_HOOK_CARRY_MOST, 0);
+    remake_comm("TCOMM_CHECK", "1");
+    reduce_expecting(512, 1);  /* 2 KiB: the first round has the most */
+    reduce_expecting(2, 1);    /* 8 bytes fit the 4 KiB class */
+    reduce_expecting(2, 1);    /* and the 64-byte class they left */
+    reduce_expecting(512, 0);  /* 2 KiB do not */
+    reduce_expecting(512, 1);  /* until the round before needed as much */
+    reduce_expecting(2048, 0); /* 8 KiB: too large to carry */
+    reduce_expecting(2, 0);    /* so the next round has no room */
+    reduce_expecting(2, 1);
+    tcomm_test_set_hook(TCOMM_HOOK_CARRY_MOST, 1);
+}
+END_TEST
+#endif
+
 int main(int argc, char **argv)
 {
 #ifdef EAGER_OVER_MPI /* test/mpi_eager_net: the round ranks on
                          several nodes take */
     tcomm_test_set_hook(TCOMM_HOOK_NO_NODE_ROUND, 1);
+    tcomm_test_set_hook(TCOMM_HOOK_CARRY_MOST, 1); /* sizes change */
 #endif
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -536,6 +572,9 @@ int main(int argc, char **argv)
     tcase_add_test(tc, test_left_to_the_backend);
     tcase_add_test(tc, test_single_copy_off);
     tcase_add_test(tc, test_refused);
+#ifdef EAGER_OVER_MPI
+    tcase_add_test(tc, test_carry_room);
+#endif
     suite_add_tcase(s, tc);
     TCase *det = tcase_create("deterministic");
     tcase_add_checked_fixture(det, setup_deterministic, teardown);

@@ -35,6 +35,10 @@ typedef enum {
      * one whose ranks span nodes, so its agreement's round is the
      * carrying MPI round (src/mpi/carry_round.c). */
     TCOMM_HOOK_NO_NODE_ROUND,
+    /* != 0: that round keeps the most room for data after every call,
+     * instead of the room the call before needed, so that a test of
+     * calls of changing sizes sees every small one carried. */
+    TCOMM_HOOK_CARRY_MOST,
     TCOMM_HOOK_COUNT
 } tcomm_test_hook_t;
 

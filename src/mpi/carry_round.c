@@ -9,15 +9,16 @@
  * small one now costs one, an MPI_Allgather of a slot per rank.
  *
  * MPI needs the same count on every rank, so the slot's room for data
- * (the cap) cannot follow this call's input. It follows the calls
- * before, which every rank saw whole in their rounds: it starts at the
- * most (TCOMM_EAGER_BYTES), falls to none after a call that some rank
- * could not offer (a large one: the next large call then pays for no
- * room it does not use), and from there grows to the smallest class
- * that held every rank's input of each small call. So a small call is
- * carried unless the call before it was large or smaller than it, and a
- * loop of small calls of one size from its second call on. Every rank
- * computes the same cap from the same slots.
+ * (the cap) cannot follow this call's input. It follows the call
+ * before, which every rank saw whole in its round: the smallest class
+ * that held every rank's input of it, or none after a call that some
+ * rank could not offer (a large one: the next large call then pays for
+ * no room it does not use); the first round has the most. So a small
+ * call is carried unless the call before it was smaller or large, and a
+ * loop of calls of one size from its second call on, each round no
+ * larger than its inputs need (on a slow link the room's bytes cost
+ * what the data's do). Every rank computes the same cap from the same
+ * slots.
  *
  * A round moves every rank's slot to every rank, where an MPI_Allreduce
  * of the summary moves log(n) of them: so it is taken only up to
@@ -29,9 +30,11 @@
 #include "tcomm_backend_mpi.h"
 #include "tcomm_carry_round.h"
 #include "tcomm_internal.h"
+#include "tcomm_test_hooks.h"
 
-/* the room for data a round may have, the largest TCOMM_EAGER_BYTES */
-static const size_t caps[] = {0, 64, 256, 1024, 4096};
+/* the room for data a round may have, the largest TCOMM_EAGER_BYTES;
+ * powers of two, so that the room is at most twice what came */
+static const size_t caps[] = {0, 64, 128, 256, 512, 1024, 2048, 4096};
 #define NCAPS ((int)(sizeof caps / sizeof caps[0]))
 #define CARRY_ROUND_BYTES ((size_t)16 << 10) /* n slots' room, at most */
 
@@ -59,9 +62,8 @@ static size_t slot_words(int count, size_t cap)
 }
 
 /* The cap after a round: none where some rank wanted to offer nothing,
- * else at least the class of the largest wanted offer. */
-static int next_cap(int cap, const int64_t *all, size_t words, int count,
-                    int n)
+ * else the class of the largest wanted offer. */
+static int next_cap(const int64_t *all, size_t words, int count, int n)
 {
     int64_t most = 0;
     for (int r = 0; r < n; r++) {
@@ -71,6 +73,7 @@ static int next_cap(int cap, const int64_t *all, size_t words, int count,
         if (want > most)
             most = want;
     }
+    int cap = 0;
     while ((size_t)most > caps[cap] && cap + 1 < NCAPS)
         cap++;
     return cap;
@@ -136,7 +139,9 @@ tcomm_status_t tcomm_carry_round(tcomm_mpi_state_t *st, int64_t *values,
             lens[k] = (size_t)offer;
         }
     }
-    r->cap = next_cap(r->cap, r->buf, words, count, n);
+    r->cap = tcomm_test_hook(TCOMM_HOOK_CARRY_MOST)
+                 ? r->most
+                 : next_cap(r->buf, words, count, n);
     if (r->cap > r->most)
         r->cap = r->most;
     *carried = all_came && blocks;
