@@ -68,16 +68,14 @@ static tcomm_status_t mpi_allreduce_min_i64_carry(void *state,
 {
     tcomm_mpi_state_t *st = state;
     *carried = 0;
-    if (st->timeout || count > TCOMM_SHM_MIN_MAX)
+    if (st->timeout || count > TCOMM_SHM_MIN_MAX ||
+        (!st->shm_min && st->size > TCOMM_CARRY_RANKS))
         return mpi_allreduce_min_i64(state, values, count);
-    if (!st->shm_min && st->size > TCOMM_CARRY_RANKS)
-        return mpi_allreduce_min_i64(state, values, count);
+    const void *offer = st->single_copy ? mine : NULL;
     if (!st->shm_min)
-        return tcomm_carry_round(st, values, count,
-                                 st->single_copy ? mine : NULL, bytes,
-                                 blocks, lens, carried);
-    *carried = tcomm_shm_min_carry(st->shm_min, values, count,
-                                   st->single_copy ? mine : NULL, bytes,
+        return tcomm_carry_round(st, values, count, offer, bytes, blocks,
+                                 lens, carried);
+    *carried = tcomm_shm_min_carry(st->shm_min, values, count, offer, bytes,
                                    blocks, lens);
     return TCOMM_SUCCESS;
 }
