@@ -32,6 +32,9 @@ int tcomm_mpi_allreduce(const void *sendbuf, void *recvbuf, size_t count,
                         tcomm_dtype_t dtype, MPI_Op op, MPI_Comm comm);
 int tcomm_mpi_bcast(void *buf, size_t count, tcomm_dtype_t dtype, int root,
                     MPI_Comm comm);
+/* recvbuf: the root's only (NULL elsewhere); sendbuf never MPI_IN_PLACE. */
+int tcomm_mpi_reduce(const void *sendbuf, void *recvbuf, size_t count,
+                     tcomm_dtype_t dtype, MPI_Op op, int root, MPI_Comm comm);
 /* counts[r] elements from rank r land at recvbuf + displs[r] elements. */
 int tcomm_mpi_allgatherv(const void *sendbuf, size_t sendcount,
                          void *recvbuf, const size_t *counts,

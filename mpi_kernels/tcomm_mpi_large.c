@@ -5,7 +5,7 @@
  * plain MPI call, with no allocation. Beyond it: the MPI-4 _c call where
  * MPI_VERSION >= 4 and the limit is the default one (a lowered limit is a
  * test asking for the splitting path), else pieces of at most the limit:
- *   allreduce, bcast: consecutive pieces;
+ *   allreduce, reduce, bcast: consecutive pieces;
  *   allgatherv: when a count or a displacement does not fit, each rank's
  *     block is broadcast from its owner in pieces (n broadcasts instead of
  *     one allgatherv: slower, but only above 2^31 elements);
@@ -62,6 +62,32 @@ int tcomm_mpi_allreduce(const void *sendbuf, void *recvbuf, size_t count,
                                : (const char *)sendbuf + off * es,
                            (char *)recvbuf + off * es, (int)p, type, op,
                            comm);
+    }
+    return rc;
+}
+
+int tcomm_mpi_reduce(const void *sendbuf, void *recvbuf, size_t count,
+                     tcomm_dtype_t dtype, MPI_Op op, int root, MPI_Comm comm)
+{
+    MPI_Datatype type = tcomm_mpi_datatype(dtype);
+    size_t lim = tcomm_mpi_count_limit(), es = tcomm_dtype_size(dtype);
+    size_t off, p;
+    int rc = MPI_SUCCESS;
+
+    if (type == MPI_DATATYPE_NULL)
+        return MPI_ERR_TYPE;
+    if (count <= lim)
+        return MPI_Reduce(sendbuf, recvbuf, (int)count, type, op, root, comm);
+#if MPI_VERSION >= 4
+    if (use_large_count_calls())
+        return MPI_Reduce_c(sendbuf, recvbuf, (MPI_Count)count, type, op, root,
+                            comm);
+#endif
+    for (off = 0; off < count && rc == MPI_SUCCESS; off += p) {
+        p = count - off < lim ? count - off : lim;
+        rc = MPI_Reduce((const char *)sendbuf + off * es,
+                        recvbuf ? (char *)recvbuf + off * es : NULL, (int)p,
+                        type, op, root, comm);
     }
     return rc;
 }

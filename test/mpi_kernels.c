@@ -153,12 +153,17 @@ START_TEST(test_allreduce)
                 ref_reduce(t, (tcomm_op_t)op, i, want + i * es);
             rc = tcomm_mpi_allreduce(in, out, n, t, mop, comm);
             bad += rc != MPI_SUCCESS || count_bad(t, want, out, n);
+            /* reduce to the last rank (in pieces of 7 under the limit) */
+            rc = tcomm_mpi_reduce(in, rank == np - 1 ? out : NULL, n, t, mop,
+                                  np - 1, comm);
+            bad += rc != MPI_SUCCESS ||
+                   (rank == np - 1 && count_bad(t, want, out, n));
             /* in place */
             rc = tcomm_mpi_allreduce(MPI_IN_PLACE, in, n, t, mop, comm);
             bad += rc != MPI_SUCCESS || count_bad(t, want, in, n);
         }
     }
-    AGREE(bad, "allreduce");
+    AGREE(bad, "allreduce and reduce");
     ck_assert_int_ne(tcomm_mpi_op(TCOMM_F32, (tcomm_op_t)9, &(MPI_Op){0}),
                      MPI_SUCCESS);
     tcomm_test_set_hook(TCOMM_HOOK_COUNT_LIMIT, 0);

@@ -7,7 +7,8 @@
  * small PMPI_Allreduce(MIN) (on a communicator tcomm serves, never on
  * one of 1 rank) what they can do, and all act on the answer:
  * - every rank's counts are one block c (send and receive): tcomm's
- *   all_to_all, as MPI_Alltoall (its size gate);
+ *   all_to_all, as MPI_Alltoall (its size gate: by default never, so
+ *   by default no rank asks and MPI keeps every call, pmpi_types.c);
  * - else, displacements in rank order on every rank: tcomm's all_to_all_v
  *   (token exchange), when the largest rank's mean block reaches the
  *   MPI_Alltoallv entry of the table (by default never: measured slower,

@@ -22,24 +22,6 @@ int tcomm_hier_reduce_applies(const tcomm_mpi_state_t *st,
     return tcomm_hier_reduces(st) && st->hier->equal;
 }
 
-/* MPI_Reduce of the node's partial across nodes, in pieces of at most
- * tcomm_mpi_count_limit() elements; recv only at the root. */
-static int cross_reduce(const tcomm_hier_t *h, const tcomm_tensor_t *part,
-                        void *recv, MPI_Op mop, int root_node)
-{
-    MPI_Datatype type = tcomm_mpi_datatype(part->dtype);
-    size_t lim = tcomm_mpi_count_limit(), es = tcomm_dtype_size(part->dtype);
-    int rc = type == MPI_DATATYPE_NULL ? MPI_ERR_TYPE : MPI_SUCCESS;
-    for (size_t off = 0, p; off < part->numel && rc == MPI_SUCCESS;
-         off += p) {
-        p = part->numel - off < lim ? part->numel - off : lim;
-        rc = MPI_Reduce((const char *)part->data + off * es,
-                        recv ? (char *)recv + off * es : NULL, (int)p, type,
-                        mop, root_node, h->cross);
-    }
-    return rc;
-}
-
 tcomm_status_t tcomm_hier_reduce_run(tcomm_mpi_state_t *st,
                                      const tcomm_coll_args_t *a)
 {
@@ -61,8 +43,10 @@ tcomm_status_t tcomm_hier_reduce_run(tcomm_mpi_state_t *st,
                                           lop, 0, root_local, NULL);
     if (s == TCOMM_SUCCESS && part) {
         void *recv = st->rank == a->root ? a->out->data : NULL;
-        s = tcomm_mpi_status(cross_reduce(h, part, recv, mop, root_node),
-                             "tcomm_reduce_into", __FILE__, __LINE__);
+        s = tcomm_mpi_status(
+            tcomm_mpi_reduce(part->data, recv, part->numel, part->dtype, mop,
+                             root_node, h->cross),
+            "tcomm_reduce_into (across nodes)", __FILE__, __LINE__);
     }
     if (part)
         tcomm_tensor_release(part);

@@ -67,32 +67,26 @@ static tcomm_status_t node_run(tcomm_mpi_state_t *st,
     return done ? TCOMM_SUCCESS : TCOMM_MPI_NOT_APPLIED; /* AVG divided */
 }
 
-/* MPI_Reduce, in pieces of at most tcomm_mpi_count_limit() elements. In
- * place the root sends a copy of its input, not MPI_IN_PLACE: MPICH 4.0's
- * MPI_Reduce read through MPI_IN_PLACE at a root other than 0 from a few
- * KiB (a segmentation fault at address -1; 3000 ints at 2 ranks). */
+/* MPI_Reduce (large-count safe). In place the root sends a copy of its
+ * input, not MPI_IN_PLACE: MPICH 4.0's MPI_Reduce read through
+ * MPI_IN_PLACE at a root other than 0 from a few KiB (a segmentation
+ * fault at address -1; 3000 ints at 2 ranks). */
 static tcomm_status_t mpi_run(tcomm_mpi_state_t *st, const tcomm_coll_args_t *a)
 {
     const tcomm_tensor_t *in = a->in;
     int root = st->rank == a->root;
     MPI_Op mop;
     TCOMM_MPI_CHECK(tcomm_mpi_op(in->dtype, a->op, &mop));
-    MPI_Datatype type = tcomm_mpi_datatype(in->dtype);
-    size_t lim = tcomm_mpi_count_limit(), es = tcomm_dtype_size(in->dtype);
-    size_t piece = in->numel < lim ? in->numel : lim;
     void *copy = NULL;
-    if (root && a->out == in && piece && !(copy = malloc(piece * es)))
+    if (root && a->out == in && in->nbytes && !(copy = malloc(in->nbytes)))
         return tcomm_error(TCOMM_ERR_NO_MEMORY, "tcomm_reduce_into: out of "
                            "host memory for a copy of the input");
-    int rc = type == MPI_DATATYPE_NULL ? MPI_ERR_TYPE : MPI_SUCCESS;
-    for (size_t off = 0, p; off < in->numel && rc == MPI_SUCCESS; off += p) {
-        p = in->numel - off < lim ? in->numel - off : lim;
-        const char *send = (const char *)in->data + off * es;
-        if (copy)
-            send = memcpy(copy, send, p * es);
-        rc = MPI_Reduce(send, root ? (char *)a->out->data + off * es : NULL,
-                        (int)p, type, mop, a->root, st->comm);
-    }
+    if (copy)
+        memcpy(copy, in->data, in->nbytes);
+    int rc = in->numel ? tcomm_mpi_reduce(copy ? copy : in->data,
+                                          root ? a->out->data : NULL, in->numel,
+                                          in->dtype, mop, a->root, st->comm)
+                       : MPI_SUCCESS; /* empty: no MPI call */
     free(copy);
     TCOMM_TRY(tcomm_mpi_status(rc, "tcomm_reduce_into", __FILE__, __LINE__));
     return root ? tcomm_mpi_finish_avg(st, a->op, a->out) : TCOMM_SUCCESS;
