@@ -213,7 +213,7 @@ static int measure(bench_run_t *r, double *us, double *gbs)
 /* A size moves bytes no slower than the next, twice as large, does: where
  * a loaded machine held a rank off for all of a size's tries, the larger
  * size's rate stands in (a bound measured slow could be beaten). */
-static void envelope(const size_t *bytes, double *us, double *gbs, int n)
+void bench_traffic_envelope(const size_t *bytes, double *us, double *gbs, int n)
 {
     for (int k = n - 2; k >= 0; k--) {
         double per = us[k + 1] / (double)bytes[k + 1];
@@ -223,6 +223,9 @@ static void envelope(const size_t *bytes, double *us, double *gbs, int n)
             us[k] = t;
         }
     }
+    for (int k = 0; k < n; k++)
+        if (us[k] * 1e-6 < bench_tick()) /* lowered into the noise */
+            us[k] = gbs[k] = 0.0;
 }
 
 int bench_traffic_prepare(bench_run_t *r)
@@ -239,8 +242,8 @@ int bench_traffic_prepare(bench_run_t *r)
                                         &tr->xgbs[tr->n]);
         tr->n++;
     }
-    envelope(tr->bytes, tr->us, tr->gbs, tr->n);
-    envelope(tr->bytes, tr->xus, tr->xgbs, tr->n);
+    bench_traffic_envelope(tr->bytes, tr->us, tr->gbs, tr->n);
+    bench_traffic_envelope(tr->bytes, tr->xus, tr->xgbs, tr->n);
     r->traffic = tr;
     return bad;
 }

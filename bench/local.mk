@@ -121,6 +121,13 @@ test_bench_combine_CPPFLAGS = $(BENCH_CPPFLAGS)
 test_bench_combine_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 test_bench_combine_LDADD = $(BENCH_LDADD) $(CHECK_LIBS) -lm
 TESTS += test/bench_combine
+# The Bound column's envelope and the timer's floor (Check).
+check_PROGRAMS += test/bench_envelope
+test_bench_envelope_SOURCES = test/bench_envelope.c test/check_main.h
+test_bench_envelope_CPPFLAGS = $(BENCH_CPPFLAGS)
+test_bench_envelope_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+test_bench_envelope_LDADD = $(BENCH_LDADD) $(CHECK_LIBS)
+TESTS += test/bench_envelope
 # Every column of a row apart from the next, whatever its width (Check).
 check_PROGRAMS += test/bench_row
 test_bench_row_SOURCES = test/bench_row.c test/check_main.h

@@ -181,6 +181,11 @@ tcomm_dtype_t bench_baseline_dtype(const bench_run_t *r);
  * scratch. Collective over the world. */
 struct bench_traffic;
 int bench_traffic_prepare(bench_run_t *r);
+/* Each size's bound lowered to the rate of the size twice as large
+ * (us and gbs per size, by bytes ascending; 0: none), then any bound
+ * below bench_tick dropped to 0: both noise (bench_traffic.c). */
+void bench_traffic_envelope(const size_t *bytes, double *us, double *gbs,
+                            int n);
 /* The current size's rate measured again (after its timed calls): the
  * faster of the two counts, so that a load burst in one measurement
  * does not leave a bound the collective can beat. */
