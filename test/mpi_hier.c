@@ -8,7 +8,9 @@
  * TCOMM_DETERMINISTIC=1 results bit for bit equal to those of a
  * communicator made with TCOMM_HIER=0. On one node this checks the flat
  * paths; in the namespace bed (test/netns/netns-check.sh: 2 x 2 ranks,
- * 1 + 2, ranks by node) the two-level ones of src/mpi/hier_colls.c.
+ * 1 + 2, ranks by node) the two-level ones of src/mpi/hier_colls.c,
+ * also under TCOMM_TIMEOUT with MPI_HIER_COUNT_LIMIT (the bounded step
+ * across nodes of src/mpi/hier_cross.c, in pieces).
  * Prints "mpi_hier: N checks, M failures" on rank 0; exits 1 on any
  * failure on any rank. */
 #include <mpi.h>
@@ -20,6 +22,7 @@
 #include "tcomm.h"
 #include "tcomm_config.h"
 #include "tcomm_mpi.h"
+#include "tcomm_test_hooks.h"
 
 static int rank, nranks;
 static long checks, failures;
@@ -207,6 +210,11 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    /* MPI_HIER_COUNT_LIMIT=N: MPI calls of at most N elements, so that
+     * the step across nodes goes in pieces (test/netns/netns-check.sh) */
+    const char *lim = getenv("MPI_HIER_COUNT_LIMIT");
+    if (lim)
+        tcomm_test_set_hook(TCOMM_HOOK_COUNT_LIMIT, atol(lim));
     tcomm_device_t host = {TCOMM_DEVICE_HOST, 0};
     tcomm_comm_t *c;
     if (tcomm_graph_create(host, &graph) != TCOMM_SUCCESS ||

@@ -41,6 +41,11 @@ test_mpi_hier_LDADD = libtcomm_internal.la -lm
 TESTS += test/mpi_hier-np1.mpitest test/mpi_hier-np2.mpitest \
 	test/mpi_hier-np3.mpitest test/mpi_hier-np4.mpitest
 
+# A host's link cut during two-level calls, run by netns-check only.
+check_PROGRAMS += test/mpi_link_cut
+test_mpi_link_cut_SOURCES = test/mpi_link_cut.c
+test_mpi_link_cut_LDADD = libtcomm.la
+
 TESTS += test/netns/netns-check.sh
 EXTRA_DIST += test/netns/netns-check.sh test/netns/rsh-agent.sh \
 	test/netns/bed.sh

@@ -125,11 +125,9 @@ tcomm_status_t tcomm_hier_all_reduce_slices_run(tcomm_mpi_state_t *st,
     tcomm_status_t s = tcomm_hier_on_node(st, &tcomm_mpi_reduce_scatter_table,
                                           &v.in1, &mine, v.lop, 2, 0, NULL);
     if (s == TCOMM_SUCCESS)
-        s = tcomm_mpi_status(tcomm_mpi_allreduce(MPI_IN_PLACE, slice, q,
-                                                 a->in->dtype, v.mop,
-                                                 h->cross),
-                             "tcomm_all_reduce (across nodes)", __FILE__,
-                             __LINE__);
+        s = tcomm_hier_cross_allreduce(st, slice, q, a->in->dtype, v.mop,
+                                       "tcomm_all_reduce (across nodes)");
+    s = tcomm_hier_settle(st, s);
     if (s == TCOMM_SUCCESS)
         s = tcomm_hier_on_node(st, &tcomm_mpi_all_gather_table, &mine, v.to,
                                v.lop, 2, 0, sizes);
@@ -153,12 +151,13 @@ tcomm_status_t tcomm_hier_all_reduce_leaders_run(tcomm_mpi_state_t *st,
     tcomm_hier_t *h = st->hier;
     flat_views_t v;
     TCOMM_TRY(views(a, &v));
-    TCOMM_TRY(tcomm_hier_on_node(st, &tcomm_mpi_all_reduce_table, &v.in1, v.to,
-                                 v.lop, 0, 0, NULL));
-    if (h->node_rank == 0)
-        TCOMM_MPI_CHECK(tcomm_mpi_allreduce(MPI_IN_PLACE, a->out->data,
-                                            a->in->numel, a->in->dtype, v.mop,
-                                            h->cross));
+    tcomm_status_t s = tcomm_hier_on_node(st, &tcomm_mpi_all_reduce_table,
+                                          &v.in1, v.to, v.lop, 0, 0, NULL);
+    if (s == TCOMM_SUCCESS && h->node_rank == 0)
+        s = tcomm_hier_cross_allreduce(st, a->out->data, a->in->numel,
+                                       a->in->dtype, v.mop,
+                                       "tcomm_all_reduce (across nodes)");
+    TCOMM_TRY(tcomm_hier_settle(st, s));
     TCOMM_TRY(tcomm_hier_on_node(st, &tcomm_mpi_broadcast_table, v.to, v.to,
                                  v.lop, 0, 0, NULL));
     return tcomm_mpi_finish_avg(st, a->op, a->out);
@@ -182,31 +181,18 @@ tcomm_status_t tcomm_hier_reduce_scatter_run(tcomm_mpi_state_t *st,
     MPI_Op mop;
     TCOMM_MPI_CHECK(tcomm_mpi_op(in->dtype, lop, &mop));
     void *part = malloc(N * c * tcomm_dtype_size(in->dtype));
-    size_t *counts = malloc(N * sizeof *counts);
-    if (!part || !counts) {
-        free(part);
-        free(counts);
+    if (!part)
         return no_memory("tcomm_reduce_scatter");
-    }
     tcomm_tensor_t in3 = view3(in, in->data, N, L, c);
     tcomm_tensor_t part3 = view3(in, part, N, 1, c);
     tcomm_status_t s = tcomm_hier_on_node(st, &tcomm_mpi_reduce_scatter_table,
                                           &in3, &part3, lop, 1, 0, NULL);
-    /* MPI_Reduce_scatter with equal counts: Open MPI 4.1's block form
-     * reduced to one rank and scattered (doc/performance.md, "Across
-     * hosts") */
-    for (size_t k = 0; k < N; k++)
-        counts[k] = c;
     if (s == TCOMM_SUCCESS)
-        s = tcomm_mpi_status(tcomm_mpi_reduce_scatter_counts(part,
-                                                             a->out->data,
-                                                             counts, in->dtype,
-                                                             mop, h->cross),
-                             "tcomm_reduce_scatter (across nodes)", __FILE__,
-                             __LINE__);
-    free(counts);
+        s = tcomm_hier_cross_reduce_scatter(
+            st, part, a->out->data, c, in->dtype, mop,
+            "tcomm_reduce_scatter (across nodes)");
     free(part);
-    TCOMM_TRY(s);
+    TCOMM_TRY(tcomm_hier_settle(st, s));
     return tcomm_mpi_finish_avg(st, a->op, a->out);
 }
 
@@ -249,11 +235,9 @@ tcomm_status_t tcomm_hier_all_gather_run(tcomm_mpi_state_t *st,
                                           &block, TCOMM_SUM, a->dim, 0,
                                           a->recv_sizes + h->node_first[me]);
     if (s == TCOMM_SUCCESS && h->node_rank == 0)
-        s = tcomm_mpi_status(tcomm_mpi_allgatherv(MPI_IN_PLACE, 0, out->data,
-                                                  cnt, displs, in->dtype,
-                                                  h->cross),
-                             "tcomm_all_gather (across nodes)", __FILE__,
-                             __LINE__);
+        s = tcomm_hier_cross_allgatherv(st, out->data, cnt, displs, in->dtype,
+                                        "tcomm_all_gather (across nodes)");
+    s = tcomm_hier_settle(st, s);
     if (s == TCOMM_SUCCESS)
         s = tcomm_hier_on_node(st, &tcomm_mpi_broadcast_table, &all, &all,
                                TCOMM_SUM, 0, 0, NULL);
@@ -286,9 +270,11 @@ tcomm_status_t tcomm_hier_broadcast_run(tcomm_mpi_state_t *st,
     if (!h->equal && root_local != 0 && h->node_index == root_node)
         TCOMM_TRY(tcomm_hier_on_node(st, &tcomm_mpi_broadcast_table, &all, &all,
                                      TCOMM_SUM, 0, root_local, NULL));
+    tcomm_status_t s = TCOMM_SUCCESS;
     if (h->node_rank == via)
-        TCOMM_MPI_CHECK(tcomm_mpi_bcast(buf, in->numel, in->dtype, root_node,
-                                        h->cross));
+        s = tcomm_hier_cross_bcast(st, buf, in->numel, in->dtype, root_node,
+                                   "tcomm_broadcast (across nodes)");
+    TCOMM_TRY(tcomm_hier_settle(st, s));
     if (h->equal || h->node_index != root_node || root_local == 0)
         TCOMM_TRY(tcomm_hier_on_node(st, &tcomm_mpi_broadcast_table, &all, &all,
                                      TCOMM_SUM, 0, via, NULL));

@@ -41,15 +41,14 @@ tcomm_status_t tcomm_hier_reduce_run(tcomm_mpi_state_t *st,
     /* the node's reduce to the rank of the root's node rank */
     tcomm_status_t s = tcomm_hier_on_node(st, &tcomm_mpi_reduce_table, in, part,
                                           lop, 0, root_local, NULL);
-    if (s == TCOMM_SUCCESS && part) {
-        void *recv = st->rank == a->root ? a->out->data : NULL;
-        s = tcomm_mpi_status(
-            tcomm_mpi_reduce(part->data, recv, part->numel, part->dtype, mop,
-                             root_node, h->cross),
-            "tcomm_reduce_into (across nodes)", __FILE__, __LINE__);
-    }
+    if (s == TCOMM_SUCCESS && part)
+        s = tcomm_hier_cross_reduce(st, part->data,
+                                    st->rank == a->root ? a->out->data : NULL,
+                                    part->numel, part->dtype, mop, root_node,
+                                    "tcomm_reduce_into (across nodes)");
     if (part)
         tcomm_tensor_release(part);
+    s = tcomm_hier_settle(st, s);
     if (s == TCOMM_SUCCESS && st->rank == a->root)
         s = tcomm_mpi_finish_avg(st, a->op, a->out);
     return s;

@@ -14,7 +14,7 @@ libtcomm_internal_la_SOURCES += \
 
 # Two-level collectives across nodes (issue 31).
 libtcomm_internal_la_SOURCES += src/mpi/tcomm_hier.h src/mpi/hier.c \
-	src/mpi/hier_colls.c src/mpi/hier_reduce.c
+	src/mpi/hier_colls.c src/mpi/hier_cross.c src/mpi/hier_reduce.c
 
 # The named algorithms of every collective, a table per collective, and
 # the one choice among them (TCOMM_TUNE).

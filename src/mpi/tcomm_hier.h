@@ -74,6 +74,37 @@ tcomm_status_t tcomm_hier_on_node(const tcomm_mpi_state_t *st,
                                   const tcomm_tensor_t *in, tcomm_tensor_t *out,
                                   tcomm_op_t op, int dim, int root,
                                   const size_t *sizes);
+/* The step across nodes (src/mpi/hier_cross.c) on st->hier->cross, as
+ * MPI's large-count calls; with TCOMM_TIMEOUT, their nonblocking forms
+ * bounded by the call's deadline. fn names the call in MPI's errors.
+ * In place: allreduce and allgatherv (cnt, displs: per node, in
+ * elements); reduce_scatter: count elements per node. */
+tcomm_status_t tcomm_hier_cross_allreduce(const tcomm_mpi_state_t *st,
+                                          void *buf, size_t count,
+                                          tcomm_dtype_t dtype, MPI_Op op,
+                                          const char *fn);
+tcomm_status_t tcomm_hier_cross_bcast(const tcomm_mpi_state_t *st, void *buf,
+                                      size_t count, tcomm_dtype_t dtype,
+                                      int root, const char *fn);
+tcomm_status_t tcomm_hier_cross_reduce(const tcomm_mpi_state_t *st,
+                                       const void *send, void *recv,
+                                       size_t count, tcomm_dtype_t dtype,
+                                       MPI_Op op, int root, const char *fn);
+tcomm_status_t tcomm_hier_cross_reduce_scatter(const tcomm_mpi_state_t *st,
+                                               const void *send, void *recv,
+                                               size_t count,
+                                               tcomm_dtype_t dtype, MPI_Op op,
+                                               const char *fn);
+tcomm_status_t tcomm_hier_cross_allgatherv(const tcomm_mpi_state_t *st,
+                                           void *buf, const size_t *cnt,
+                                           const size_t *displs,
+                                           tcomm_dtype_t dtype, const char *fn);
+/* Every rank of every node, once per call, where the step across nodes
+ * ends (s: this rank's status so far): with TCOMM_TIMEOUT, a rank whose
+ * node had a rank fail the step fails too, so that no rank waits for a
+ * node step that will not come; without, s. */
+tcomm_status_t tcomm_hier_settle(const tcomm_mpi_state_t *st, tcomm_status_t s);
+
 /* src/mpi/hier_reduce.c */
 int tcomm_hier_reduce_applies(const tcomm_mpi_state_t *st,
                               const tcomm_coll_args_t *a);

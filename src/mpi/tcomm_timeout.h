@@ -41,9 +41,26 @@ tcomm_status_t tcomm_timeout_allgather_bytes(tcomm_timeout_t *t,
 tcomm_status_t tcomm_timeout_barrier(tcomm_timeout_t *t, MPI_Comm comm,
                                      uint64_t seq);
 
+/* The two-level collectives' step across nodes (src/mpi/hier_cross.c):
+ * scratch: bytes of t's buffer, which a request given up on may still
+ * write into (kept until the process ends); wait: req polled until the
+ * deadline of collective seq, as the exchanges above; node_failed: a
+ * rank of this node (its node rank 0 across nodes) failed in call, so
+ * this one fails too: TCOMM_ERR_COMM_FAILED, the communicator marked
+ * unusable. */
+tcomm_status_t tcomm_timeout_scratch(tcomm_timeout_t *t, size_t bytes,
+                                     void **scratch);
+tcomm_status_t tcomm_timeout_wait(tcomm_timeout_t *t, uint64_t seq,
+                                  MPI_Request *req, const char *call);
+tcomm_status_t tcomm_timeout_node_failed(tcomm_timeout_t *t, uint64_t seq,
+                                         const char *call);
+
 /* Every rank's host name, gathered over comm (src/mpi/timeout_hosts.c);
  * *names is freed by the caller. Returns an MPI error code. */
 int tcomm_timeout_hosts_gather(MPI_Comm comm, char **names);
+/* "2, 5 and 7" of the n ranks r[] (at most 16 named, then "and N
+ * more"), into buf. */
+void tcomm_timeout_rank_list(const int *r, int n, char *buf, size_t len);
 /* "ranks 2 and 3 on node7; rank 5 on node9" of the size ranks that are not
  * node_ranks[0 .. nnode), by host. */
 void tcomm_timeout_hosts_away(const char *names, int size,

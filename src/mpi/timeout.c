@@ -35,7 +35,6 @@
 #include "tcomm_timeout.h"
 
 #define SPINS_PER_CHECK 64
-#define NAMES_SHOWN 16
 
 typedef struct {
     _Atomic int64_t entered; /* seq of the collective last entered */
@@ -172,19 +171,6 @@ void tcomm_timeout_destroy(tcomm_timeout_t *t, int failed)
     free(t);
 }
 
-/* "2, 5 and 7" of at most NAMES_SHOWN ranks, then "and N more". */
-static void rank_list(const int *r, int n, char *buf, size_t len)
-{
-    size_t at = 0;
-    buf[0] = '\0';
-    for (int i = 0; i < n && i < NAMES_SHOWN && at < len; i++) {
-        const char *sep = i == 0 ? "" : i == n - 1 ? " and " : ", ";
-        at += (size_t)snprintf(buf + at, len - at, "%s%d", sep, r[i]);
-    }
-    if (n > NAMES_SHOWN && at < len)
-        snprintf(buf + at, len - at, " and %d more", n - NAMES_SHOWN);
-}
-
 static int by_value(const void *a, const void *b)
 {
     return *(const int *)a - *(const int *)b;
@@ -213,7 +199,8 @@ static int find_late(tcomm_timeout_t *t, uint64_t seq, int *late,
  * instead of naming them (naming compares host names pairwise). */
 #define HOSTS_NAMED_MAX 4096
 
-static tcomm_status_t timed_out(tcomm_timeout_t *t, uint64_t seq)
+static tcomm_status_t timed_out(tcomm_timeout_t *t, uint64_t seq,
+                                const char *call)
 {
     int64_t none = 0, mine = (int64_t)seq;
     atomic_compare_exchange_strong(header(t), &none, mine);
@@ -229,7 +216,7 @@ static tcomm_status_t timed_out(tcomm_timeout_t *t, uint64_t seq)
                  late[0], (long long)last);
     else if (nlate > 1) {
         char list[400];
-        rank_list(late, nlate, list, sizeof list);
+        tcomm_timeout_rank_list(late, nlate, list, sizeof list);
         snprintf(who, sizeof who, ": ranks %s have not arrived", list);
     }
     int away = t->size - t->nnode;
@@ -247,10 +234,11 @@ static tcomm_status_t timed_out(tcomm_timeout_t *t, uint64_t seq)
     free(late);
     return tcomm_error(TCOMM_ERR_TIMEOUT,
                        "tcomm: call %llu on this communicator did not "
-                       "complete within %g s%s%s; the communicator is now "
+                       "complete within %g s in %s%s%s; the communicator "
+                       "is now "
                        "unusable (find why the ranks are late, raise "
                        "TCOMM_TIMEOUT, or end the job with MPI_Abort)",
-                       (unsigned long long)seq, t->seconds, who, off);
+                       (unsigned long long)seq, t->seconds, call, who, off);
 }
 
 /* A peer gave up on this communicator: name the first that did. */
@@ -310,7 +298,7 @@ static tcomm_status_t wait_until_deadline(tcomm_timeout_t *t,
             int n = late ? find_late(t, t->seq, late, &last) : 0;
             free(late);
             if (n > 0)
-                return timed_out(t, t->seq);
+                return timed_out(t, t->seq, call);
             t->pending = 1;
             return peer_gave_up(t, t->seq);
         }
@@ -320,7 +308,7 @@ static tcomm_status_t wait_until_deadline(tcomm_timeout_t *t,
             rc = MPI_Test(req, &done, MPI_STATUS_IGNORE);
             if (rc == MPI_SUCCESS && done)
                 break;
-            return timed_out(t, t->seq);
+            return timed_out(t, t->seq, call);
         }
     }
     if (atomic_load(header(t))) /* completed, but a peer has left */
@@ -351,7 +339,8 @@ tcomm_status_t tcomm_timeout_allreduce_min_i64(tcomm_timeout_t *t,
     MPI_Request req;
     TCOMM_MPI_CHECK(MPI_Iallreduce(MPI_IN_PLACE, t->buf, count, MPI_INT64_T,
                                    MPI_MIN, comm, &req));
-    TCOMM_TRY(wait_until_deadline(t, &req, "MPI_Iallreduce"));
+    TCOMM_TRY(
+        wait_until_deadline(t, &req, "the agreement round (MPI_Iallreduce)"));
     memcpy(values, t->buf, bytes);
     return TCOMM_SUCCESS;
 }
@@ -369,7 +358,8 @@ tcomm_status_t tcomm_timeout_allgather_bytes(tcomm_timeout_t *t,
     TCOMM_MPI_CHECK(MPI_Iallgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL,
                                    t->buf, (int)bytes, MPI_BYTE, comm,
                                    &req));
-    TCOMM_TRY(wait_until_deadline(t, &req, "MPI_Iallgather"));
+    TCOMM_TRY(
+        wait_until_deadline(t, &req, "the agreement round (MPI_Iallgather)"));
     memcpy(all, t->buf, total);
     return TCOMM_SUCCESS;
 }
@@ -380,5 +370,36 @@ tcomm_status_t tcomm_timeout_barrier(tcomm_timeout_t *t, MPI_Comm comm,
     TCOMM_TRY(enter(t, seq));
     MPI_Request req;
     TCOMM_MPI_CHECK(MPI_Ibarrier(comm, &req));
-    return wait_until_deadline(t, &req, "MPI_Ibarrier");
+    return wait_until_deadline(t, &req, "the barrier (MPI_Ibarrier)");
+}
+
+tcomm_status_t tcomm_timeout_scratch(tcomm_timeout_t *t, size_t bytes,
+                                     void **scratch)
+{
+    TCOMM_TRY(reserve(t, bytes ? bytes : 1));
+    *scratch = t->buf;
+    return TCOMM_SUCCESS;
+}
+
+tcomm_status_t tcomm_timeout_wait(tcomm_timeout_t *t, uint64_t seq,
+                                  MPI_Request *req, const char *call)
+{
+    TCOMM_TRY(enter(t, seq));
+    return wait_until_deadline(t, req, call);
+}
+
+tcomm_status_t tcomm_timeout_node_failed(tcomm_timeout_t *t, uint64_t seq,
+                                         const char *call)
+{
+    if (atomic_load(header(t)))
+        return peer_gave_up(t, seq);
+    atomic_store(&slot(t, t->me)->gave_up, (int64_t)seq);
+    atomic_store(header(t), (int64_t)seq);
+    return tcomm_error(TCOMM_ERR_COMM_FAILED,
+                       "tcomm: call %llu on this communicator cannot "
+                       "complete: a rank of this node failed in %s (its "
+                       "own error names the cause); the communicator is "
+                       "unusable (destroy it, or end the job with "
+                       "MPI_Abort)",
+                       (unsigned long long)seq, call);
 }

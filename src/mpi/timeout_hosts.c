@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Where the ranks a timeout cannot see are: every rank's host name
+/* How a timeout names ranks: lists of ranks, and where the ranks it
+ * cannot see are: every rank's host name
  * (MPI_Get_processor_name), gathered once when a communicator with
  * TCOMM_TIMEOUT is made, so that a timeout names the ranks on other nodes
  * and their nodes ("ranks 2 and 3 on node7") instead of a count. */
@@ -90,4 +91,19 @@ void tcomm_timeout_hosts_away(const char *names, int size,
     if (hosts > HOSTS_SHOWN && at < len)
         snprintf(buf + at, len - at, "; and %d more nodes",
                  hosts - HOSTS_SHOWN);
+}
+
+#define NAMES_SHOWN 16
+
+/* "2, 5 and 7" of at most NAMES_SHOWN ranks, then "and N more". */
+void tcomm_timeout_rank_list(const int *r, int n, char *buf, size_t len)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < n && i < NAMES_SHOWN && at < len; i++) {
+        const char *sep = i == 0 ? "" : i == n - 1 ? " and " : ", ";
+        at += (size_t)snprintf(buf + at, len - at, "%s%d", sep, r[i]);
+    }
+    if (n > NAMES_SHOWN && at < len)
+        snprintf(buf + at, len - at, " and %d more", n - NAMES_SHOWN);
 }

@@ -21,10 +21,16 @@
 #     mpirun itself is still waiting for the unreachable daemon after
 #     that, the link comes back up so that it can end (reported, not a
 #     failure: the ranks did);
-#  4. uneven hosts: the suite and test/mpi_hier at 3 ranks, one on the
+#  4. link cut during a transfer: test/mpi_link_cut at 2 x 2 ranks, links
+#     limited to 100 Mbit/s, one two-level collective at a time; the
+#     second host's link goes down during a call, and every rank must
+#     fail within TCOMM_TIMEOUT (the step across nodes is bounded there,
+#     src/mpi/hier_cross.c);
+#  5. uneven hosts: the suite and test/mpi_hier at 3 ranks, one on the
 #     first host and two on the second.
 # Between 1 and 2, the two-level collectives (test/mpi_hier at 2 x 2 ranks
-# by host and round robin, with the paths they must take; test/mpi_mismatch
+# by host and round robin, with the paths they must take, and again under
+# TCOMM_TIMEOUT in pieces; test/mpi_mismatch
 # and test/mpi_nonblocking across the hosts).
 # Exit 77 (skip) where namespaces cannot be made (not root, no `ip`, a
 # sandbox that forbids them) or TCOMM_SKIP_NETNS=1.
@@ -36,7 +42,8 @@ b=${TCOMM_BUILDDIR:-.}
 case "$b" in /*) ;; *) b=$(pwd)/$b ;; esac
 BED_DIR=$(cd "$(dirname "$0")" && pwd)
 for p in test/mpi_collectives test/mpi_hier test/mpi_mismatch \
-         test/mpi_nonblocking test/soak bench/osu_tcomm_allreduce \
+         test/mpi_nonblocking test/soak test/mpi_link_cut \
+         bench/osu_tcomm_allreduce \
          bench/osu_tcomm_allgather; do
     [ -x "$b/$p" ] || { echo "netns: no $b/$p" >&2; exit 99; }
 done
@@ -44,9 +51,9 @@ done
 export CK_FORK=no
 
 # bed LAYOUT: a fresh bed (test/netns/bed.sh) or the skip.
-bed() {
+bed() { # LAYOUT [RATE]
     bed_down
-    bed_up "$1"
+    bed_up "$1" "${2:-}"
     rc=$?
     [ $rc -eq 0 ] || exit $rc
 }
@@ -107,6 +114,16 @@ taken hier_allreduce hier_reduce_scatter hier_allgather hier_reduce eager
 suite "mpi_hier at 2 x 2 ranks round robin" 300 -np 4 --map-by node \
     -x TCOMM_DEBUG=INFO "$b/test/mpi_hier"
 taken hier_allreduce hier_bcast hier_reduce eager
+# under TCOMM_TIMEOUT the step across nodes is the bounded one
+# (src/mpi/hier_cross.c), here in pieces of at most 4099 elements
+for map in slot node; do
+    suite "mpi_hier at 2 x 2 ranks ($map), TCOMM_TIMEOUT, pieces" 300 \
+        -np 4 --map-by $map -x TCOMM_TIMEOUT=60 -x MPI_HIER_COUNT_LIMIT=4099 \
+        -x TCOMM_DEBUG=INFO "$b/test/mpi_hier"
+    [ $map = slot ] && taken hier_allreduce hier_reduce_scatter hier_allgather \
+        hier_reduce
+    [ $map = node ] && taken hier_allreduce hier_bcast hier_reduce
+done
 suite "mpi_mismatch at 2 x 2 ranks" 300 -np 4 --map-by slot \
     "$b/test/mpi_mismatch"
 suite "mpi_nonblocking at 2 x 2 ranks" 300 -np 4 --map-by slot \
@@ -182,7 +199,59 @@ if grep -q "timeout" "$tmp/down" &&
     step "link down: FAIL: the timeout does not name the other host's rank"
     fails=$((fails + 1))
 fi
-# 4. uneven hosts: one rank on the first, two on the second
+# 4. a link cut during the two-level calls' data transfer: 2 x 2 ranks,
+# links of RATE so that the step across nodes is most of a call's time
+# (8 MiB: 0.7 s at 100 Mbit/s against 1-2 ms of agreement and node
+# copies); every rank must fail within TCOMM_TIMEOUT (+ SLACK_CUT s for a
+# loaded machine), and some rank's error must name the step across nodes.
+SLACK_CUT=3
+cut_case() { # COLL MAP
+    d=$tmp/cut-$1
+    rm -rf "$d"; mkdir -p "$d"; chmod 777 "$d"
+    TCOMM_TIMEOUT=$T on_h0 150 -x TCOMM_TIMEOUT -np 4 --map-by "$2" \
+        "$b/test/mpi_link_cut" "$1" 8388608 "$d" >"$d/out" 2>&1 &
+    job=$!
+    i=0
+    while [ ! -e "$d/ready" ] && [ $i -lt 600 ] && kill -0 $job 2>/dev/null; do
+        sleep 0.1; i=$((i + 1))
+    done
+    if [ ! -e "$d/ready" ]; then
+        step "link cut in $1: FAIL: not ready"; tail -20 "$d/out"
+        cat "$d"/rank.* 2>/dev/null; fails=$((fails + 1)); bed_link 1 up
+        wait $job; return
+    fi
+    sleep 0.$(( $(od -An -N1 -tu1 /dev/urandom) % 9 + 1 )) # anywhere in a call
+    bed_link 1 down
+    sleep $((T + SLACK_CUT + 1))
+    bed_link 1 up # mpirun's daemons talk again; the ranks have left
+    wait $job
+    rc=$?
+    late=$(awk -v lim=$((T + SLACK_CUT)) '
+        / failed after / { for (i = 1; i < NF; i++)
+            if ($i == "after" && $(i + 1) + 0 > lim) print $1, $2 }' \
+        "$d"/rank.* 2>/dev/null)
+    n=$(cat "$d"/rank.* 2>/dev/null | grep -c " failed after ")
+    if [ "$n" -ne 4 ] || [ -n "$late" ] || [ "$rc" -eq 0 ] ||
+       ! grep -q "in the step across nodes" "$d"/rank.*; then
+        step "link cut in $1 ($2): FAIL: $n of 4 ranks failed in time" \
+             "(late: ${late:-none}; job status $rc)"
+        cat "$d"/rank.* 2>/dev/null; tail -20 "$d/out"
+        fails=$((fails + 1))
+    else
+        step "link cut in $1 ($2): every rank failed within ${T} s +" \
+             "$SLACK_CUT: $(grep -ho 'after [0-9.]* s' "$d"/rank.* |
+                            tr '\n' ' ')"
+        grep -h "step across nodes" "$d"/rank.* | head -1 | cut -c1-240 |
+            sed 's/^/  | /'
+    fi
+}
+bed 2,2 100mbit
+for c in all_reduce reduce_scatter all_gather reduce; do
+    cut_case $c slot
+done
+cut_case broadcast node
+
+# 5. uneven hosts: one rank on the first, two on the second
 bed 1,2
 suite "mpi_collectives at 1 + 2 ranks" 600 -np 3 --map-by slot \
     "$b/test/mpi_collectives"
