@@ -255,6 +255,12 @@ cut_case broadcast node
 bed 1,2
 suite "mpi_collectives at 1 + 2 ranks" 600 -np 3 --map-by slot \
     "$b/test/mpi_collectives"
-suite "mpi_hier at 1 + 2 ranks" 300 -np 3 --map-by slot "$b/test/mpi_hier"
+suite "mpi_hier at 1 + 2 ranks" 300 -np 3 --map-by slot \
+    -x TCOMM_DEBUG=INFO "$b/test/mpi_hier"
+taken hier_allreduce_leaders hier_reduce
+suite "mpi_hier at 1 + 2 ranks, TCOMM_TIMEOUT, pieces" 300 -np 3 \
+    --map-by slot -x TCOMM_TIMEOUT=60 -x MPI_HIER_COUNT_LIMIT=4099 \
+    -x TCOMM_DEBUG=INFO "$b/test/mpi_hier"
+taken hier_allreduce_leaders hier_reduce
 [ $fails -eq 0 ] && step PASS || step FAIL
 exit $(( fails ? 1 : 0 ))
