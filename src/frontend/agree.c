@@ -642,16 +642,13 @@ static tcomm_status_t agree(tcomm_comm_t *comm, const tcomm_call_t *call,
         if (!(all = header_buffer(n, stack, H_LEN * 16)))
             return tcomm_error(TCOMM_ERR_NO_MEMORY,
                                "%s: out of host memory", call->fn);
-        if ((st = gather_headers(comm, h, all)) != TCOMM_SUCCESS)
-            goto out;
+        TCOMM_CHECK_GOTO(gather_headers(comm, h, all), st, out);
         summarize_all(all, n, mm);
     } else { /* the same call for every collective kind */
         summarize(h, mm);
         for (int i = 0; i < S_LEN; i++)
             mm[S_LEN + i] = neg(mm[i]);
-        st = first_round(comm, call, local, mm, eager);
-        if (st != TCOMM_SUCCESS)
-            return st;
+        TCOMM_TRY(first_round(comm, call, local, mm, eager));
     }
     if (mm[S_LEN + S_ERR] != 0) { /* some rank rejected the call */
         st = share_errors(comm, call, local);
@@ -663,8 +660,7 @@ static tcomm_status_t agree(tcomm_comm_t *comm, const tcomm_call_t *call,
             if (!(all = header_buffer(n, stack, H_LEN * 16)))
                 return tcomm_error(TCOMM_ERR_NO_MEMORY,
                                    "%s: out of host memory", call->fn);
-            if ((st = gather_headers(comm, h, all)) != TCOMM_SUCCESS)
-                goto out;
+            TCOMM_CHECK_GOTO(gather_headers(comm, h, all), st, out);
         }
         st = name_mismatch(comm, call, all);
         goto out;
