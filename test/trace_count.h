@@ -4,7 +4,8 @@
  * whole case (trace_start in the fixture's setup, trace_stop in its
  * teardown, which passes every line but the TRACE ones on); a mark
  * before the calls and trace_count after them give how many of the
- * calls in between logged path=WORD. Replaces the counters the library
+ * calls in between logged path=WORD (or, once per communicator, the INFO
+ * line of a path or step). Replaces the counters the library
  * once kept for the tests on its hot paths. */
 #ifndef TCOMM_TEST_TRACE_COUNT_H
 #define TCOMM_TEST_TRACE_COUNT_H
@@ -42,13 +43,12 @@ static inline long trace_mark(void)
     return (long)lseek(fileno(trace_file), 0, SEEK_CUR);
 }
 
-/* Calls since mark whose TRACE line says path=word. */
-static inline unsigned trace_count(long mark, const char *word)
+/* Lines since mark that contain both tag and key. */
+static inline unsigned log_count(long mark, const char *tag, const char *key)
 {
-    char key[128], line[1024];
+    char line[1024];
     long end = trace_mark();
     unsigned n = 0;
-    snprintf(key, sizeof key, " path=%s ", word);
     /* read [mark, end) without moving the shared offset */
     size_t len = (size_t)(end - mark);
     char *buf = malloc(len + 1);
@@ -60,10 +60,26 @@ static inline unsigned trace_count(long mark, const char *word)
         nl = strchr(p, '\n');
         size_t l = nl ? (size_t)(nl - p) : strlen(p);
         snprintf(line, sizeof line, "%.*s", (int)l, p);
-        n += strstr(line, " TRACE: ") && strstr(line, key);
+        n += strstr(line, tag) && strstr(line, key);
     }
     free(buf);
     return n;
+}
+
+/* Calls since mark whose TRACE line says path=word. */
+static inline unsigned trace_count(long mark, const char *word)
+{
+    char key[128];
+    snprintf(key, sizeof key, " path=%s ", word);
+    return log_count(mark, " TRACE: ", key);
+}
+
+/* INFO lines since mark naming [path=word] (once per communicator). */
+static inline unsigned info_count(long mark, const char *word)
+{
+    char key[128];
+    snprintf(key, sizeof key, "[path=%s]", word);
+    return log_count(mark, " INFO: ", key);
 }
 
 /* Standard error back, with every line that was not a TRACE line. */
