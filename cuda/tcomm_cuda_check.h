@@ -10,7 +10,8 @@
 #include "tcomm_internal.h"
 
 /* Map a cudaError_t to TCOMM_ERR_CUDA with CUDA's error text, the call
- * text, file and line; TCOMM_SUCCESS for cudaSuccess. */
+ * text, file and line; TCOMM_SUCCESS for cudaSuccess. TCOMM_CUDA_CHECK
+ * keeps that first sentence and records the hop through TCOMM_TRY. */
 tcomm_status_t tcomm_cuda_status(cudaError_t rc, const char *call,
                                  const char *file, int line);
 #define TCOMM_CUDA_CHECK(call)                                              \

@@ -57,7 +57,9 @@ int tcomm_mpi_reduce_scatter_counts(const void *sendbuf, void *recvbuf,
 int tcomm_mpi_waitall(size_t n, MPI_Request *req);
 
 /* Map an MPI error code to TCOMM_ERR_MPI with MPI's error string and the
- * call text; returns TCOMM_SUCCESS for MPI_SUCCESS. */
+ * call text; returns TCOMM_SUCCESS for MPI_SUCCESS. The CHECK macros keep
+ * that first sentence and, through TCOMM_TRY / TCOMM_CHECK_GOTO, record
+ * the hop (src/core/tcomm_error.h) like any other failed status. */
 tcomm_status_t tcomm_mpi_status(int mpi_rc, const char *call,
                                 const char *file, int line);
 #define TCOMM_MPI_CHECK(call)                                               \

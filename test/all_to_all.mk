@@ -27,9 +27,11 @@ TESTS += test/mpi_all_to_all-np1.mpitest test/mpi_all_to_all-np2.mpitest \
 check_PROGRAMS += test/mpi_node_a2a_v
 test_mpi_node_a2a_v_SOURCES = test/mpi_node_a2a_v.c test/mpi_a2a_ref.c \
 	test/mpi_a2a_ref.h test/mpi_reference.c test/mpi_reference.h \
-	test/node_suite.c test/node_suite.h
+	test/node_suite.c test/node_suite.h test/node_map_count.c \
+	test/node_map_count.h test/trace_count.h
 test_mpi_node_a2a_v_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 test_mpi_node_a2a_v_LDADD = libtcomm_internal.la $(CHECK_LIBS)
+test_mpi_node_a2a_v_LDFLAGS = -Wl,--wrap=tcomm_node_mapped
 TESTS += test/mpi_node_a2a_v-np1.mpitest test/mpi_node_a2a_v-np2.mpitest \
 	test/mpi_node_a2a_v-np3.mpitest test/mpi_node_a2a_v-np4.mpitest
 

@@ -4,7 +4,7 @@
 # the calls left to the backend and those refused, at 1-4 ranks.
 check_PROGRAMS += test/mpi_eager
 test_mpi_eager_SOURCES = test/mpi_eager.c test/mpi_reference.c \
-	test/mpi_reference.h
+	test/mpi_reference.h test/trace_count.h
 test_mpi_eager_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 test_mpi_eager_LDADD = libtcomm_internal.la $(CHECK_LIBS)
 TESTS += test/mpi_eager-np1.mpitest test/mpi_eager-np2.mpitest \

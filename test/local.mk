@@ -92,6 +92,14 @@ test_mpi_trace_LDADD = libtcomm_internal.la
 TESTS += test/mpi_trace-np1.mpitest test/mpi_trace-np2.mpitest \
 	test/mpi_trace-np3.mpitest test/mpi_trace-np4.mpitest
 
+# TCOMM_DEBUG=INFO: one "hop FILE:LINE FUNC -> STATUS" line per hop of a
+# failed status; none at the default level.
+check_PROGRAMS += test/mpi_error_hops
+test_mpi_error_hops_SOURCES = test/mpi_error_hops.c test/log_capture.h
+test_mpi_error_hops_LDADD = libtcomm_internal.la
+TESTS += test/mpi_error_hops-np1.mpitest test/mpi_error_hops-np2.mpitest \
+	test/mpi_error_hops-np3.mpitest test/mpi_error_hops-np4.mpitest
+
 # TCOMM_DEBUG=INFO names the path of every collective, once per path.
 # tcomm_reduce_into and tcomm_reduce_start against the reference.
 check_PROGRAMS += test/mpi_reduce

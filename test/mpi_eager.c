@@ -4,7 +4,8 @@
  * test/mpi_eager_net, src/mpi/carry_round.c), 1-4 ranks: every kind
  * it takes (all_to_all_v with its sizes), over every dtype and op,
  * against a reference computed here from every rank's input formula,
- * with the count of eager calls saying that the round completed them;
+ * with the calls' TCOMM_DEBUG=TRACE lines (path=eager, test/trace_count.h)
+ * saying that the round completed them;
  * and the calls it must leave to the backend (a rank that offers
  * nothing, 4 KiB and more, uneven gathers, unchecked mode,
  * TCOMM_SINGLE_COPY=0) and those the agreement refuses (no output
@@ -19,9 +20,9 @@
 #include "mpi_suite.h"
 #include "tcomm.h"
 #include "tcomm_config.h"
-#include "tcomm_frontend.h"
 #include "tcomm_mpi.h"
 #include "tcomm_test_hooks.h"
+#include "trace_count.h"
 
 static int rank, np;
 static tcomm_comm_t *comm;
@@ -73,7 +74,7 @@ static void setup(void)
 {
     setenv("TCOMM_CHECK", "1", 1);
     setenv("TCOMM_DETERMINISTIC", "0", 1);
-    tcomm_config_reload();
+    trace_start(); /* reads the settings */
     ck_assert_int_eq(tcomm_comm_create_mpi(MPI_COMM_WORLD, &comm),
                      TCOMM_SUCCESS);
     tcomm_device_t host = {TCOMM_DEVICE_HOST, 0};
@@ -87,7 +88,7 @@ static void teardown(void)
     ck_assert_int_eq(tcomm_comm_destroy(comm), TCOMM_SUCCESS);
     unsetenv("TCOMM_CHECK");
     unsetenv("TCOMM_DETERMINISTIC");
-    tcomm_config_reload();
+    trace_stop(); /* reads them again */
 }
 
 /* comm made again with setting name = value in force. */
@@ -106,12 +107,12 @@ static void setup_deterministic(void)
     remake_comm("TCOMM_DETERMINISTIC", "1");
 }
 
-/* One more eager call on this rank (none at one rank: the front end
- * answers alone). */
-static void expect_eager(uint64_t before, int eager)
+/* One more call completed in the round on this rank since the mark
+ * (none at one rank: the front end answers alone). */
+static void expect_eager(long before, int eager)
 {
-    ck_assert_uint_eq(tcomm_eager_calls() - before,
-                      (uint64_t)(eager && np > 1));
+    ck_assert_uint_eq(trace_count(before, "eager"),
+                      (unsigned)(eager && np > 1));
 }
 
 static const tcomm_dtype_t dtypes[] = {TCOMM_U8,  TCOMM_I8,   TCOMM_I32,
@@ -150,7 +151,7 @@ START_TEST(test_reductions)
             if (!op_fits(dt, (tcomm_op_t)op))
                 continue;
             tcomm_tensor_t *in = input(dt, rank, 3, shape3), *out;
-            uint64_t before = tcomm_eager_calls();
+            long before = trace_mark();
             ck_assert_int_eq(tcomm_all_reduce(comm, in, op, &out),
                              TCOMM_SUCCESS);
             expect_eager(before, 1);
@@ -162,7 +163,7 @@ START_TEST(test_reductions)
             for (int dim = 0; dim < 3; dim++) {
                 if (shape3[dim] % (size_t)np)
                     continue;
-                before = tcomm_eager_calls();
+                before = trace_mark();
                 ck_assert_int_eq(
                     tcomm_reduce_scatter(comm, in, op, dim, &out),
                     TCOMM_SUCCESS);
@@ -195,7 +196,7 @@ START_TEST(test_reduce_scatter_v)
     for (int r = 0; r < rank; r++)
         off += sizes[r];
     tcomm_tensor_t *in = input(TCOMM_F32, rank, 3, shape3), *out;
-    uint64_t before = tcomm_eager_calls();
+    long before = trace_mark();
     ck_assert_int_eq(tcomm_reduce_scatter_v(comm, in, TCOMM_SUM, 1, sizes,
                                             &out),
                      TCOMM_SUCCESS);
@@ -217,7 +218,7 @@ START_TEST(test_gather_and_broadcast)
         tcomm_dtype_t dt = dtypes[d];
         tcomm_tensor_t *in = input(dt, rank, 3, shape3), *out;
         for (int dim = 0; dim < 3; dim++) {
-            uint64_t before = tcomm_eager_calls();
+            long before = trace_mark();
             ck_assert_int_eq(tcomm_all_gather(comm, in, dim, &out),
                              TCOMM_SUCCESS);
             expect_eager(before, 1);
@@ -234,7 +235,7 @@ START_TEST(test_gather_and_broadcast)
             tcomm_tensor_release(out);
         }
         for (int root = 0; root < np; root++) {
-            uint64_t before = tcomm_eager_calls();
+            long before = trace_mark();
             ck_assert_int_eq(tcomm_broadcast(comm, in, root, &out),
                              TCOMM_SUCCESS);
             expect_eager(before, 1);
@@ -256,7 +257,7 @@ START_TEST(test_all_to_all)
     for (int s = 0; s < 2; s++)
         for (int c = 0; c < 2; c++) {
             tcomm_tensor_t *in = input(TCOMM_F64, rank, 2, shape), *out;
-            uint64_t before = tcomm_eager_calls();
+            long before = trace_mark();
             ck_assert_int_eq(tcomm_all_to_all(comm, in, s, c, &out),
                              TCOMM_SUCCESS);
             expect_eager(before, 1);
@@ -292,7 +293,7 @@ START_TEST(test_all_to_all_v)
         len += send[j] = (size_t)((rank + j) % 3 + 1);
     size_t shape[2] = {len, 3};
     tcomm_tensor_t *in = input(TCOMM_I32, rank, 2, shape), *out;
-    uint64_t before = tcomm_eager_calls();
+    long before = trace_mark();
     ck_assert_int_eq(tcomm_all_to_all_v(comm, in, 0, send, 0, &out),
                      TCOMM_SUCCESS);
     expect_eager(before, 1);
@@ -318,7 +319,7 @@ START_TEST(test_all_to_all_v)
         col += send[j];
     size_t tshape[2] = {(size_t)rank + 1, width};
     in = input(TCOMM_F32, rank, 2, tshape);
-    before = tcomm_eager_calls();
+    before = trace_mark();
     ck_assert_int_eq(tcomm_all_to_all_v(comm, in, 1, send, 0, &out),
                      TCOMM_SUCCESS);
     expect_eager(before, 1);
@@ -339,7 +340,7 @@ END_TEST
 START_TEST(test_in_place)
 {
     tcomm_tensor_t *t = input(TCOMM_F32, rank, 3, shape3);
-    uint64_t before = tcomm_eager_calls();
+    long before = trace_mark();
     ck_assert_int_eq(tcomm_all_reduce_into(comm, t, TCOMM_MAX, t),
                      TCOMM_SUCCESS);
     expect_eager(before, 1);
@@ -367,7 +368,7 @@ START_TEST(test_rank_order)
     float *p = tcomm_tensor_data(in);
     for (size_t i = 0; i < n; i++)
         p[i] = 1.0f / (float)(rank + 1) + 1e-3f * (float)i / 7.0f;
-    uint64_t before = tcomm_eager_calls();
+    long before = trace_mark();
     ck_assert_int_eq(tcomm_all_reduce(comm, in, TCOMM_SUM, &out),
                      TCOMM_SUCCESS);
     expect_eager(before, 1);
@@ -396,7 +397,7 @@ START_TEST(test_left_to_the_backend)
             remake_comm("TCOMM_CHECK", "0");
         }
         tcomm_tensor_t *in = input(TCOMM_F32, rank, 1, &len), *out;
-        uint64_t before = tcomm_eager_calls();
+        long before = trace_mark();
         ck_assert_int_eq(tcomm_all_gather(comm, in, 0, &out), TCOMM_SUCCESS);
         expect_eager(before, 0);
         size_t at = 0;
@@ -410,7 +411,7 @@ START_TEST(test_left_to_the_backend)
         }
         tcomm_tensor_release(out);
         if (c != 2) {
-            before = tcomm_eager_calls();
+            before = trace_mark();
             ck_assert_int_eq(tcomm_all_reduce(comm, in, TCOMM_SUM, &out),
                              TCOMM_SUCCESS);
             expect_eager(before, 0);
@@ -427,7 +428,7 @@ START_TEST(test_left_to_the_backend)
     remake_comm("TCOMM_CHECK", "1");
     size_t len = 1023;
     tcomm_tensor_t *in = input(TCOMM_F32, rank, 1, &len), *out;
-    uint64_t before = tcomm_eager_calls();
+    long before = trace_mark();
     ck_assert_int_eq(tcomm_all_reduce(comm, in, TCOMM_SUM, &out),
                      TCOMM_SUCCESS);
     expect_eager(before, 1);
@@ -437,7 +438,7 @@ START_TEST(test_left_to_the_backend)
      * divide it) */
     len = 4096;
     in = input(TCOMM_U8, rank, 1, &len);
-    before = tcomm_eager_calls();
+    before = trace_mark();
     if (np != 3) {
         ck_assert_int_eq(tcomm_all_to_all(comm, in, 0, 0, &out),
                          TCOMM_SUCCESS);
@@ -448,7 +449,7 @@ START_TEST(test_left_to_the_backend)
                                 value((int)(i / chunk),
                                       (size_t)rank * chunk + i % chunk));
         tcomm_tensor_release(out);
-        before = tcomm_eager_calls();
+        before = trace_mark();
         ck_assert_int_eq(tcomm_reduce_scatter(comm, in, TCOMM_MAX, 0, &out),
                          TCOMM_SUCCESS);
         expect_eager(before, 1);
@@ -468,7 +469,7 @@ START_TEST(test_single_copy_off)
     unsetenv("TCOMM_SINGLE_COPY");
     tcomm_config_reload();
     tcomm_tensor_t *in = input(TCOMM_F32, rank, 3, shape3), *out;
-    uint64_t before = tcomm_eager_calls();
+    long before = trace_mark();
     ck_assert_int_eq(tcomm_all_reduce(comm, in, TCOMM_SUM, &out),
                      TCOMM_SUCCESS);
     expect_eager(before, 0);
@@ -493,7 +494,7 @@ START_TEST(test_refused)
     float *o = tcomm_tensor_data(out);
     for (size_t i = 0; i < len; i++)
         o[i] = -7.0f;
-    uint64_t before = tcomm_eager_calls();
+    long before = trace_mark();
     tcomm_test_expect(rank, tcomm_all_reduce_into(comm, in, TCOMM_SUM, out),
                       TCOMM_ERR_MISMATCH, "tcomm_all_reduce_into",
                       "disagree on shape", NULL);
@@ -521,7 +522,7 @@ END_TEST
 static void reduce_expecting(size_t len, int carried)
 {
     tcomm_tensor_t *in = input(TCOMM_F32, rank, 1, &len), *out;
-    uint64_t before = tcomm_eager_calls();
+    long before = trace_mark();
     ck_assert_int_eq(tcomm_all_reduce(comm, in, TCOMM_SUM, &out),
                      TCOMM_SUCCESS);
     expect_eager(before, carried);

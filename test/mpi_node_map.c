@@ -15,7 +15,7 @@
 #include "tcomm.h"
 #include "tcomm_host_arena.h"
 #include "tcomm_mpi.h"
-#include "tcomm_node_map.h"
+#include "node_map_count.h"
 #include "tcomm_test_hooks.h"
 
 static int rank, np;

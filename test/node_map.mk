@@ -4,9 +4,11 @@
 # map, in place; every collective against the reference, at 1-4 ranks.
 check_PROGRAMS += test/mpi_node_map
 test_mpi_node_map_SOURCES = test/mpi_node_map.c test/node_suite.c \
-	test/node_suite.h
+	test/node_suite.h test/node_map_count.c test/node_map_count.h
 test_mpi_node_map_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 test_mpi_node_map_LDADD = libtcomm_internal.la $(CHECK_LIBS)
+# the mapped copies are counted here, not in the library
+test_mpi_node_map_LDFLAGS = -Wl,--wrap=tcomm_node_mapped
 TESTS += test/mpi_node_map-np1.mpitest test/mpi_node_map-np2.mpitest \
 	test/mpi_node_map-np3.mpitest test/mpi_node_map-np4.mpitest
 

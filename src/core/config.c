@@ -19,7 +19,8 @@
 
 static const tcomm_setting_t settings[] = {
     {"TCOMM_DEBUG", "WARN",
-     "log level: NONE, WARN, INFO (which path each collective takes), "
+     "log level: NONE, WARN, INFO (which path each collective takes, "
+     "and where a failed status passed up), "
      "TRACE (also one line per call: comm, seq, collective, dtype, shape, "
      "bytes, path, time)",
      tcomm_parse_level, FIELD(debug)},

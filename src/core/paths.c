@@ -39,11 +39,10 @@ const char *tcomm_path_word(tcomm_path_t path)
     return (unsigned)path < TCOMM_PATH_COUNT ? words[path] : "unknown";
 }
 
-void tcomm_note_path(tcomm_comm_t *comm, tcomm_coll_kind_t coll,
-                     tcomm_path_t path, const char *fmt, ...)
+/* The INFO line of (coll, path), the first time comm logs it. */
+static void note_once(tcomm_comm_t *comm, tcomm_coll_kind_t coll,
+                      tcomm_path_t path, const char *fmt, va_list ap)
 {
-    const char *word = tcomm_path_word(path);
-    TCOMM_TRACE_PATH(word);
     if (!comm || tcomm_log_level() < TCOMM_LOG_INFO ||
         (unsigned)coll >= TCOMM_COLL_KINDS)
         return;
@@ -54,9 +53,26 @@ void tcomm_note_path(tcomm_comm_t *comm, tcomm_coll_kind_t coll,
     if (__atomic_fetch_or(w, mask, __ATOMIC_RELAXED) & mask)
         return;
     char what[768];
+    vsnprintf(what, sizeof what, fmt, ap);
+    tcomm_log_print(TCOMM_LOG_INFO, comm->rank, "%s [path=%s]", what,
+                    tcomm_path_word(path));
+}
+
+void tcomm_note_path(tcomm_comm_t *comm, tcomm_coll_kind_t coll,
+                     tcomm_path_t path, const char *fmt, ...)
+{
+    TCOMM_TRACE_PATH(tcomm_path_word(path));
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
+    note_once(comm, coll, path, fmt, ap);
     va_end(ap);
-    tcomm_log_print(TCOMM_LOG_INFO, comm->rank, "%s [path=%s]", what, word);
+}
+
+void tcomm_note_step(tcomm_comm_t *comm, tcomm_coll_kind_t coll,
+                     tcomm_path_t path, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    note_once(comm, coll, path, fmt, ap);
+    va_end(ap);
 }

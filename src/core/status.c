@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include "tcomm_internal.h"
+#include "tcomm_log.h"
 
 static _Thread_local char last_error[TCOMM_ERROR_LEN];
 static _Thread_local tcomm_status_t last_status;
@@ -30,6 +31,28 @@ const char *tcomm_status_string(tcomm_status_t status)
     case TCOMM_ERR_INTERNAL: return "internal error";
     }
     return "unknown status";
+}
+
+const char *tcomm_status_name(tcomm_status_t status)
+{
+    static const char *const names[] = {
+        "TCOMM_SUCCESS", "TCOMM_ERR_INVALID_ARG", "TCOMM_ERR_SHAPE",
+        "TCOMM_ERR_DTYPE", "TCOMM_ERR_GRAPH_MISMATCH", "TCOMM_ERR_MISMATCH",
+        "TCOMM_ERR_TIMEOUT", "TCOMM_ERR_UNSUPPORTED", "TCOMM_ERR_NO_MEMORY",
+        "TCOMM_ERR_MPI", "TCOMM_ERR_CUDA", "TCOMM_ERR_COMM_FAILED",
+        "TCOMM_ERR_INTERNAL"};
+    return status <= 0 && -status < (int)(sizeof names / sizeof *names)
+               ? names[-status] : "TCOMM_ERR_UNKNOWN";
+}
+
+/* The rank is not known this far down: the line carries none (a test or
+ * a user reads each rank's standard error apart, or by the file). */
+tcomm_status_t tcomm_error_hop(tcomm_status_t status, const char *file,
+                               int line, const char *func)
+{
+    TCOMM_INFO(-1, "hop %s:%d %s -> %s", file, line, func,
+               tcomm_status_name(status));
+    return status;
 }
 
 const char *tcomm_last_error(void)

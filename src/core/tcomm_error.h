@@ -25,12 +25,27 @@ void tcomm_error_keep(tcomm_error_kept_t *kept);
 /* Record the kept error again; returns its status. */
 tcomm_status_t tcomm_error_restore(const tcomm_error_kept_t *kept);
 
-/* The two error idioms. Without cleanup: return a failed status. */
+/* The name of a status as include/tcomm.h spells it ("TCOMM_ERR_SHAPE"),
+ * "TCOMM_ERR_UNKNOWN" for a value it does not define. */
+const char *tcomm_status_name(tcomm_status_t status);
+
+/* One hop of a failed status on its way up: at TCOMM_DEBUG=INFO or finer
+ * prints "tcomm INFO: hop FILE:LINE FUNC -> STATUS_NAME" on standard
+ * error (NCCL's NCCLCHECK shape), silent below; returns status. Called by
+ * the idioms below on failure only, so success costs the one branch it
+ * always did. */
+tcomm_status_t tcomm_error_hop(tcomm_status_t status, const char *file,
+                               int line, const char *func)
+    __attribute__((cold));
+
+/* The two error idioms; both record the hop. Without cleanup: return a
+ * failed status. */
 #define TCOMM_TRY(expr)                                                     \
     do {                                                                    \
         tcomm_status_t tcomm_try_st_ = (expr);                              \
         if (tcomm_try_st_ != TCOMM_SUCCESS)                                 \
-            return tcomm_try_st_;                                           \
+            return tcomm_error_hop(tcomm_try_st_, __FILE__, __LINE__,       \
+                                   __func__);                               \
     } while (0)
 
 /* With cleanup: the status into st and a jump to label, both named at
@@ -38,8 +53,10 @@ tcomm_status_t tcomm_error_restore(const tcomm_error_kept_t *kept);
  * reverse and returns st. */
 #define TCOMM_CHECK_GOTO(expr, st, label)                                   \
     do {                                                                    \
-        if (((st) = (expr)) != TCOMM_SUCCESS)                               \
+        if (((st) = (expr)) != TCOMM_SUCCESS) {                             \
+            tcomm_error_hop((st), __FILE__, __LINE__, __func__);            \
             goto label;                                                     \
+        }                                                                   \
     } while (0)
 
 #endif /* TCOMM_ERROR_H */

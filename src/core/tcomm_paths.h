@@ -28,6 +28,7 @@ typedef tcomm_coll_t tcomm_coll_kind_t;
     X(SINGLE_RANK_COPY, "single_rank_copy")                                 \
     X(AGREEMENT, "agreement")                                               \
     X(EAGER, "eager")                                                       \
+    X(V_TABLE_ROUND, "v_table_round")                                       \
     X(MPI_ALLREDUCE, "mpi_allreduce")                                       \
     X(MPI_ORDERED_FOLD, "mpi_ordered_fold")                                 \
     X(NODE_ALLREDUCE, "node_allreduce")                                     \
@@ -134,6 +135,11 @@ static inline tcomm_path_t tcomm_path_device(int direct, int pack,
  * "<what> [path=<word>]" (what: fmt, which starts with the collective's
  * name). comm NULL: the TRACE name only. */
 void tcomm_note_path(tcomm_comm_t *comm, tcomm_coll_kind_t coll,
+                     tcomm_path_t path, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* A step on the way, not the call's path (the agreement's extra round):
+ * the same INFO line once per communicator, no TRACE name. */
+void tcomm_note_step(tcomm_comm_t *comm, tcomm_coll_kind_t coll,
                      tcomm_path_t path, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 

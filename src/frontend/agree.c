@@ -10,7 +10,6 @@
  * still meet in it; once they agree, all_gather exchanges the sizes along
  * dim. With TCOMM_CHECK=0 and a timeout the same rounds run on the call's
  * identity alone (tcomm_agrees in tcomm_frontend.h). */
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -481,13 +480,6 @@ static tcomm_status_t check_v(const tcomm_comm_t *comm,
     return st;
 }
 
-static atomic_uint_fast64_t v_exchanges;
-
-uint64_t tcomm_agree_v_exchanges(void)
-{
-    return atomic_load_explicit(&v_exchanges, memory_order_relaxed);
-}
-
 /* all_to_all_v: every rank's size along concat_dim and send_sizes, so
  * that each knows what arrives from whom: recv[r] is the size along
  * concat_dim of rank r's piece for this rank (the token exchange: rank
@@ -521,7 +513,10 @@ static tcomm_status_t exchange_v(tcomm_comm_t *comm, const tcomm_call_t *c,
         return tcomm_error(TCOMM_ERR_NO_MEMORY, "%s: out of host memory",
                            c->fn);
     tcomm_eager_v_header(comm, c, mine);
-    atomic_fetch_add_explicit(&v_exchanges, 1, memory_order_relaxed);
+    tcomm_note_step(comm, c->kind, TCOMM_PATH_V_TABLE_ROUND,
+                    "%s: every rank's sizes by a round of their own (not "
+                    "carried in the agreement's)",
+                    c->desc->name);
     st = comm->ops->allgather_bytes(comm->state, mine, all,
                                     row * sizeof *all);
     if (st == TCOMM_SUCCESS)
@@ -642,16 +637,13 @@ static tcomm_status_t agree(tcomm_comm_t *comm, const tcomm_call_t *call,
         if (!(all = header_buffer(n, stack, H_LEN * 16)))
             return tcomm_error(TCOMM_ERR_NO_MEMORY,
                                "%s: out of host memory", call->fn);
-        if ((st = gather_headers(comm, h, all)) != TCOMM_SUCCESS)
-            goto out;
+        TCOMM_CHECK_GOTO(gather_headers(comm, h, all), st, out);
         summarize_all(all, n, mm);
     } else { /* the same call for every collective kind */
         summarize(h, mm);
         for (int i = 0; i < S_LEN; i++)
             mm[S_LEN + i] = neg(mm[i]);
-        st = first_round(comm, call, local, mm, eager);
-        if (st != TCOMM_SUCCESS)
-            return st;
+        TCOMM_TRY(first_round(comm, call, local, mm, eager));
     }
     if (mm[S_LEN + S_ERR] != 0) { /* some rank rejected the call */
         st = share_errors(comm, call, local);
@@ -663,8 +655,7 @@ static tcomm_status_t agree(tcomm_comm_t *comm, const tcomm_call_t *call,
             if (!(all = header_buffer(n, stack, H_LEN * 16)))
                 return tcomm_error(TCOMM_ERR_NO_MEMORY,
                                    "%s: out of host memory", call->fn);
-            if ((st = gather_headers(comm, h, all)) != TCOMM_SUCCESS)
-                goto out;
+            TCOMM_CHECK_GOTO(gather_headers(comm, h, all), st, out);
         }
         st = name_mismatch(comm, call, all);
         goto out;

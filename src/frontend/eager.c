@@ -8,7 +8,6 @@
  * instead of the round and the backend's collective. What a rank does
  * not offer (an input on a device, too large, a call it rejected) makes
  * every rank dispatch as usual: the backend tells each the same. */
-#include <stdatomic.h>
 #include <string.h>
 
 #include "tcomm_frontend.h"
@@ -21,13 +20,6 @@
  * reduce_scatter's inputs of exactly this size are offered too: the
  * strided single copies and the tier's fold of short rows start slower.
  * all_to_all_v's goes with its sizes. */
-
-static atomic_uint_fast64_t eager_calls;
-
-uint64_t tcomm_eager_calls(void)
-{
-    return atomic_load_explicit(&eager_calls, memory_order_relaxed);
-}
 
 static int eager_kind(tcomm_coll_kind_t kind)
 {
@@ -316,7 +308,6 @@ tcomm_status_t tcomm_eager_run(tcomm_comm_t *comm, const tcomm_call_t *c,
                     "%s: the inputs carried in the agreement's round (at "
                     "most %d bytes a rank)",
                     c->desc->name, TCOMM_EAGER_BYTES);
-    atomic_fetch_add_explicit(&eager_calls, 1, memory_order_relaxed);
     if (!out || out->nbytes == 0) /* reduce off its root: no output */
         return TCOMM_SUCCESS;
     switch (c->kind) {

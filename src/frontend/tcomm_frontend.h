@@ -165,11 +165,6 @@ int tcomm_eager_v_table(const tcomm_comm_t *comm, const tcomm_call_t *c,
  * too short for a header, and then the table must be exchanged. */
 int tcomm_eager_v_sizes(const tcomm_comm_t *comm, const tcomm_call_t *c,
                         const tcomm_eager_t *e, int64_t *all);
-/* all_to_all_v's tables exchanged by a round of their own, not carried
- * with the agreement's, in this process (for the tests). */
-uint64_t tcomm_agree_v_exchanges(void);
-/* Calls completed by tcomm_eager_run in this process (for the tests). */
-uint64_t tcomm_eager_calls(void);
 /* The agreed call's output from the inputs carried (sizes: all_gather's,
  * or all_to_all_v's recv sizes, as tcomm_agree gave them). */
 tcomm_status_t tcomm_eager_run(tcomm_comm_t *comm,

@@ -28,18 +28,6 @@ double tcomm_trace_begin(void)
     return now_us();
 }
 
-static const char *status_name(tcomm_status_t st)
-{
-    static const char *const names[] = {
-        "TCOMM_SUCCESS", "TCOMM_ERR_INVALID_ARG", "TCOMM_ERR_SHAPE",
-        "TCOMM_ERR_DTYPE", "TCOMM_ERR_GRAPH_MISMATCH", "TCOMM_ERR_MISMATCH",
-        "TCOMM_ERR_TIMEOUT", "TCOMM_ERR_UNSUPPORTED", "TCOMM_ERR_NO_MEMORY",
-        "TCOMM_ERR_MPI", "TCOMM_ERR_CUDA", "TCOMM_ERR_COMM_FAILED",
-        "TCOMM_ERR_INTERNAL"};
-    return st <= 0 && -st < (int)(sizeof names / sizeof *names)
-               ? names[-st] : "TCOMM_ERR_UNKNOWN";
-}
-
 /* "[4,3]": no spaces, so that every field is one word. */
 static void shape_word(const tcomm_tensor_t *t, char *buf, size_t len)
 {
@@ -71,5 +59,5 @@ void tcomm_trace_end(tcomm_comm_t *comm, const tcomm_call_t *c,
                     (unsigned long long)comm->trace_id,
                     (unsigned long long)comm->seq, tcomm_coll_name(c->kind),
                     comm->ops->name, in ? tcomm_dtype_name(in->dtype) : "-",
-                    shape, in ? in->nbytes : 0, path, us, status_name(st));
+                    shape, in ? in->nbytes : 0, path, us, tcomm_status_name(st));
 }

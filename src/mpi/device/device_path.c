@@ -129,19 +129,21 @@ tcomm_status_t tcomm_device_all_gather(tcomm_mpi_state_t *st,
     }
     void *dst = out->data;
     if (outer > 1) {
-        rc = tcomm_dev_scratch(&d, total * d.el, &scratch);
-        if (rc != TCOMM_SUCCESS)
-            goto done;
+        TCOMM_CHECK_GOTO(tcomm_dev_scratch(&d, total * d.el, &scratch), rc,
+                         done);
         dst = scratch;
     }
-    rc = tcomm_dev_use_direct(&d)
-             ? tcomm_direct_all_gather(&d, in->data, dst, count, off)
-             : tcomm_staged_all_gather(&d, in->data, dst, count, off);
-    if (rc == TCOMM_SUCCESS && outer > 1)
-        rc = d.sp->gather_unpack(d.ctx, scratch, out->data, d.el, outer, n,
-                                 seg);
-    if (rc == TCOMM_SUCCESS)
-        rc = d.sp->synchronize(d.ctx);
+    TCOMM_CHECK_GOTO(tcomm_dev_use_direct(&d)
+                         ? tcomm_direct_all_gather(&d, in->data, dst, count,
+                                                   off)
+                         : tcomm_staged_all_gather(&d, in->data, dst, count,
+                                                   off),
+                     rc, done);
+    if (outer > 1)
+        TCOMM_CHECK_GOTO(d.sp->gather_unpack(d.ctx, scratch, out->data, d.el,
+                                             outer, n, seg),
+                         rc, done);
+    rc = d.sp->synchronize(d.ctx);
 done:
     if (scratch) {
         if (rc != TCOMM_SUCCESS)

@@ -43,7 +43,6 @@ typedef struct {
 
 static map_t maps[MAPS];
 static _Atomic int nmaps; /* slots ever used: readers scan this many */
-static _Atomic uint64_t copies;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 void tcomm_node_map_publish(tcomm_shm_min_t *s)
 {
@@ -197,13 +196,5 @@ int tcomm_node_is_mapped(pid_t pid, uint64_t remote, size_t len)
 
 char *tcomm_node_mapped(pid_t pid, uint64_t remote, size_t len)
 {
-    char *here = lookup(pid, remote, len);
-    if (here)
-        atomic_fetch_add_explicit(&copies, 1, memory_order_relaxed);
-    return here;
-}
-
-uint64_t tcomm_node_mapped_copies(void)
-{
-    return atomic_load_explicit(&copies, memory_order_relaxed);
+    return lookup(pid, remote, len);
 }

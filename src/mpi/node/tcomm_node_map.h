@@ -28,11 +28,10 @@ void tcomm_node_map_release(tcomm_shm_min_t *s);
 int tcomm_node_map_take(const tcomm_shm_arena_t *a);
 void tcomm_node_map_drop(int slot);
 /* [remote, remote + len) of pid's memory as an address here, or NULL
- * where it is not in a mapped arena. */
+ * where it is not in a mapped arena. A non-NULL answer is a copy through
+ * the mapping: test/node_map_count.c counts them by wrapping this. */
 char *tcomm_node_mapped(pid_t pid, uint64_t remote, size_t len);
 /* Is it (the same test, not counted as a copy)? */
 int tcomm_node_is_mapped(pid_t pid, uint64_t remote, size_t len);
-/* Copies served through a mapping so far, this process (tests). */
-uint64_t tcomm_node_mapped_copies(void);
 
 #endif /* TCOMM_NODE_MAP_H */
