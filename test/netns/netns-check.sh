@@ -41,7 +41,7 @@ command -v ip >/dev/null || { echo "netns: no ip(8); skipped"; exit 77; }
 b=${TCOMM_BUILDDIR:-.}
 case "$b" in /*) ;; *) b=$(pwd)/$b ;; esac
 BED_DIR=$(cd "$(dirname "$0")" && pwd)
-for p in test/mpi_collectives test/mpi_hier test/mpi_mismatch \
+for p in test/mpi_collectives test/mpi_hier test/mpi_mismatch test/mpi_eager_net \
          test/mpi_nonblocking test/soak test/mpi_link_cut \
          bench/osu_tcomm_allreduce \
          bench/osu_tcomm_allgather; do
@@ -124,6 +124,11 @@ for map in slot node; do
         hier_reduce
     [ $map = node ] && taken hier_allreduce hier_bcast hier_reduce
 done
+# the agreement's round in two levels (src/mpi/carry_round.c): the
+# carried calls and the room's rules, ranks round robin (the table
+# permuted back to rank order)
+suite "mpi_eager_net at 2 x 2 ranks round robin" 300 -np 4 --map-by node \
+    "$b/test/mpi_eager_net"
 suite "mpi_mismatch at 2 x 2 ranks" 300 -np 4 --map-by slot \
     "$b/test/mpi_mismatch"
 suite "mpi_nonblocking at 2 x 2 ranks" 300 -np 4 --map-by slot \
@@ -258,6 +263,8 @@ suite "mpi_collectives at 1 + 2 ranks" 600 -np 3 --map-by slot \
 suite "mpi_hier at 1 + 2 ranks" 300 -np 3 --map-by slot \
     -x TCOMM_DEBUG=INFO "$b/test/mpi_hier"
 taken hier_allreduce_leaders hier_reduce
+suite "mpi_eager_net at 1 + 2 ranks" 300 -np 3 --map-by slot \
+    "$b/test/mpi_eager_net"
 suite "mpi_hier at 1 + 2 ranks, TCOMM_TIMEOUT, pieces" 300 -np 3 \
     --map-by slot -x TCOMM_TIMEOUT=60 -x MPI_HIER_COUNT_LIMIT=4099 \
     -x TCOMM_DEBUG=INFO "$b/test/mpi_hier"
