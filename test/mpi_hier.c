@@ -5,6 +5,7 @@
  * op (new output and in place), reduce_scatter and all_gather along dim 0
  * (all_gather with uneven sizes), broadcast from every root, reduce to
  * each root in turn (in place and not); and
+ * an unchecked barrier that no rank leaves early;
  * TCOMM_DETERMINISTIC=1 results bit for bit equal to those of a
  * communicator made with TCOMM_HIER=0. On one node this checks the flat
  * paths; in the namespace bed (test/netns/netns-check.sh: 2 x 2 ranks,
@@ -17,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mpi_reference.h"
 #include "tcomm.h"
@@ -205,6 +207,51 @@ static void *fold_bytes(tcomm_comm_t *c, size_t n)
     return copy;
 }
 
+/* An unchecked barrier (the backend's own, hier_barrier across nodes):
+ * in each round one rank arrives 50 ms late, after the others have
+ * written a file each; none may leave before the late rank's file exists
+ * (the ranks share a file system, the bed's hosts too). */
+static void barrier_case(tcomm_comm_t *c)
+{
+    char dir[256] = "";
+    if (rank == 0) {
+        snprintf(dir, sizeof dir, "%s/mpi_hier.XXXXXX",
+                 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+        if (!mkdtemp(dir))
+            dir[0] = '\0';
+    }
+    MPI_Bcast(dir, sizeof dir, MPI_CHAR, 0, MPI_COMM_WORLD);
+    if (!dir[0]) {
+        fail("barrier: no temporary directory", 0, 0, 0);
+        return;
+    }
+    tcomm_comm_set_attr(c, TCOMM_ATTR_CHECK, 0);
+    for (int k = 0; k < 2 * nranks; k++) {
+        char path[300];
+        if (rank == k % nranks)
+            usleep(50000);
+        snprintf(path, sizeof path, "%s/%d.%d", dir, k, rank);
+        FILE *f = fopen(path, "w");
+        if (f)
+            fclose(f);
+        ok_status(tcomm_barrier(c), "barrier");
+        snprintf(path, sizeof path, "%s/%d.%d", dir, k, k % nranks);
+        checks++;
+        if (access(path, F_OK) != 0)
+            fail("barrier: left before the late rank arrived", (size_t)k, 0, 0);
+    }
+    tcomm_comm_set_attr(c, TCOMM_ATTR_CHECK, 1);
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int k = 0; k < 2 * nranks; k++) {
+        char path[300];
+        snprintf(path, sizeof path, "%s/%d.%d", dir, k, rank);
+        unlink(path);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0)
+        rmdir(dir);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -244,6 +291,7 @@ int main(int argc, char **argv)
             for (int root = 0; root < nranks; root++)
                 broadcast_case(c, TCOMM_I32, sizes[s], root, w);
         }
+    barrier_case(c);
     /* deterministic: the same bytes as a communicator without levels */
     tcomm_comm_set_attr(c, TCOMM_ATTR_DETERMINISTIC, 1);
     setenv("TCOMM_HIER", "0", 1);

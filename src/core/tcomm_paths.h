@@ -69,6 +69,7 @@ typedef tcomm_coll_t tcomm_coll_kind_t;
     X(HIER_ALLGATHER, "hier_allgather")                                     \
     X(HIER_BCAST, "hier_bcast")                                             \
     X(HIER_REDUCE, "hier_reduce")                                           \
+    X(HIER_BARRIER, "hier_barrier")                                         \
     X(DEVICE_STAGED, "device_staged")                                       \
     X(DEVICE_STAGED_FOLD, "device_staged+fold")                             \
     X(DEVICE_STAGED_UNPACK, "device_staged+unpack")                         \

@@ -5,6 +5,7 @@
  * first). A barrier has no data: every call measures 0 bytes. Under
  * TCOMM_TIMEOUT only the timed one applies, so that a missing rank is
  * reported, not waited for. */
+#include "tcomm_hier.h"
 #include "tcomm_mpi_algo.h"
 #include "tcomm_mpi_kernels.h"
 #include "tcomm_timeout.h"
@@ -28,6 +29,26 @@ static tcomm_status_t timed_run(tcomm_mpi_state_t *st,
     return tcomm_timeout_barrier(st->timeout, st->comm, st->owner->seq);
 }
 
+static int two_levels(const tcomm_mpi_state_t *st, const tcomm_coll_args_t *a)
+{
+    return untimed(st, a) && st->hier != NULL;
+}
+
+/* Across nodes: the node's ranks meet in shared memory, their first
+ * ranks across the network, then the node's ranks again (each node's
+ * first rank leaves the second only after every node has arrived). */
+static tcomm_status_t hier_run(tcomm_mpi_state_t *st,
+                               const tcomm_coll_args_t *a)
+{
+    (void)a;
+    const tcomm_mpi_state_t *node = st->hier->node->state;
+    TCOMM_MPI_CHECK(MPI_Barrier(node->comm));
+    if (st->hier->node_rank == 0)
+        TCOMM_MPI_CHECK(MPI_Barrier(st->hier->cross));
+    TCOMM_MPI_CHECK(MPI_Barrier(node->comm));
+    return TCOMM_SUCCESS;
+}
+
 static tcomm_status_t mpi_run(tcomm_mpi_state_t *st,
                               const tcomm_coll_args_t *a)
 {
@@ -38,6 +59,8 @@ static tcomm_status_t mpi_run(tcomm_mpi_state_t *st,
 static const tcomm_mpi_algo_t algos[] = {
     {TCOMM_PATH_TIMEOUT_BARRIER, "MPI_Ibarrier under TCOMM_TIMEOUT", 0,
      TCOMM_MPI_ANY_SIZE, timed, timed_run},
+    {TCOMM_PATH_HIER_BARRIER, "two levels: node, first ranks, node", 0,
+     TCOMM_MPI_ANY_SIZE, two_levels, hier_run},
     {TCOMM_PATH_MPI_BARRIER, "MPI_Barrier", 0, TCOMM_MPI_ANY_SIZE, untimed,
      mpi_run},
 };
