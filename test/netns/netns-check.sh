@@ -238,7 +238,7 @@ cut_case() { # COLL MAP [RETRY]
     n=$(cat "$d"/rank.* 2>/dev/null | grep -c " failed after ")
     # every rank failed in time, but the cut fell between two calls (in
     # the next one's agreement round): cut once more, inside a call
-    if [ "$n" -eq 4 ] && [ -z "$late" ] && [ "$rc" -ne 0 ] && [ -z "$3" ] &&
+    if [ "$n" -eq 4 ] && [ -z "$late" ] && [ "$rc" -ne 0 ] && [ -z "${3:-}" ] &&
        ! grep -q "in the step across nodes" "$d"/rank.*; then
         step "link cut in $1 ($2): every rank failed in time, none in the" \
              "step across nodes: once more"
