@@ -171,7 +171,8 @@ bench-multinode: all
 EXTRA_DIST += scripts/bench-multinode.sh
 EXTRA_DIST += scripts/bench-sweep.sh scripts/bench-summary.sh bench/plot.gp \
 	scripts/bench-summary-nb.sh scripts/bench-summary-vary.sh \
-	scripts/osu-peer.sh scripts/peer-setup.sh test/osu_peer.sh \
+	scripts/osu-peer.sh scripts/peer-setup.sh scripts/peer-fastest.sh \
+	test/osu_peer.sh \
 	doc/performance.md doc/performance/allreduce.png \
 	doc/performance/allgather.png doc/performance/reduce_scatter.png \
 	doc/performance/bcast.png doc/performance/barrier.png \

@@ -22,7 +22,9 @@
 # With --peer, the script takes the MPI to compare with and builds both
 # sides against it, out of this tree (scripts/peer-setup.sh says which
 # peers and where): each peer's table is printed and written to
-# bench/results/peers/<peer>.txt, or why it did not run.
+# bench/results/peers/<peer>.txt, or why it did not run. With several,
+# the fastest of them per size (scripts/peer-fastest.sh) against tcomm
+# built with the first that ran, in bench/results/peers/fastest.txt.
 #
 # usage: osu-peer.sh OSU_DIR [BINDIR]
 #        osu-peer.sh --peer PEER[,PEER...]|all [--dry-run]   (OSU_SRC set)
@@ -68,6 +70,14 @@ if [ -n "$peers" ]; then
             else failed="$failed $p"; fi
         done
         echo "# peers run:${ran:- none}; did not run:${failed:- none}"
+        if [ -z "$dry" ] && [ -n "$ran" ]; then
+            # the fastest of them, against tcomm built with the first
+            tables=""
+            for p in $ran; do tables="$tables $src/bench/results/peers/$p.txt"; done
+            # shellcheck disable=SC2086
+            sh "$src/scripts/peer-fastest.sh" $tables |
+                tee "$src/bench/results/peers/fastest.txt"
+        fi
         [ -z "$failed" ]
         exit
     fi

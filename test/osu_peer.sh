@@ -109,4 +109,30 @@ rc=$?
 grep -q "set OSU_SRC" "$tmp/err" || fail "no OSU_SRC: $(cat "$tmp/err")"
 echo "ok: no OSU_SRC is refused ($rc)"
 
+# the fastest peer: per collective and size the lowest OSU time of the
+# peers' tables, against tcomm's times from the first table given
+fastest="$(dirname "$0")/../scripts/peer-fastest.sh"
+row() { printf '%-15s %9d %11.2f %11.2f %11.2f %7.3f %7.3f\n' "$@"; }
+{ echo "# peer ompi4: Open MPI v4.1.4; tcomm and OSU built with mpicc"
+  row allreduce 1048576 400 100 120 0.25 0.3
+  row allreduce 2097152 800 300 330 0.375 0.412
+  row bcast 1048576 50 40 45 0.8 0.9; } > "$tmp/ompi4.txt"
+{ echo "# peer mpich5: MPICH Version: 5.0.2; tcomm and OSU built with mpicc"
+  row allreduce 1048576 200 90 90 0.45 0.45
+  row allreduce 2097152 1000 290 290 0.29 0.29
+  row bcast 1048576 80 30 30 0.375 0.375; } > "$tmp/mpich5.txt"
+sh "$fastest" "$tmp/ompi4.txt" "$tmp/mpich5.txt" > "$tmp/out" 2> "$tmp/err"
+rc=$?
+[ "$rc" -eq 0 ] || fail "peer-fastest.sh exited $rc: $(cat "$tmp/err")"
+for want in "allreduce 1048576 mpich5 200.00 100.00 120.00 0.500 0.600" \
+            "allreduce 2097152 ompi4 800.00 300.00 330.00 0.375 0.412" \
+            "bcast 1048576 ompi4 50.00 40.00 45.00 0.800 0.900"; do
+    got=$(awk -v c="${want%% *}" -v s="$(echo "$want" | cut -d' ' -f2)" \
+        '$1 == c && $2 == s { $1 = $1; print }' "$tmp/out")
+    [ "$got" = "$want" ] || fail "fastest peer: want '$want', got '$got'"
+done
+grep -q "^# fastest of: ompi4 mpich5; tcomm: built against ompi4" "$tmp/out" ||
+    fail "fastest peer: header: $(head -2 "$tmp/out")"
+echo "ok: the fastest peer's table"
+
 [ "$failures" -eq 0 ] || { echo "$failures failed"; exit 1; }
