@@ -46,10 +46,15 @@ const char *tcomm_status_name(tcomm_status_t status)
 }
 
 /* The rank is not known this far down: the line carries none (a test or
- * a user reads each rank's standard error apart, or by the file). */
+ * a user reads each rank's standard error apart, or by the file). The
+ * file is named from the source tree's root: a build outside the tree
+ * (../../configure, as make distcheck does) compiles ../../src/x.c. */
 tcomm_status_t tcomm_error_hop(tcomm_status_t status, const char *file,
                                int line, const char *func)
 {
+    while (file[0] == '.' &&
+           (file[1] == '/' || (file[1] == '.' && file[2] == '/')))
+        file += file[1] == '/' ? 2 : 3;
     TCOMM_INFO(-1, "hop %s:%d %s -> %s", file, line, func,
                tcomm_status_name(status));
     return status;
