@@ -13,8 +13,6 @@ libtcomm_internal_la_SOURCES += \
 	mpi_kernels/tcomm_mpi_large.c \
 	mpi_kernels/tcomm_mpi_status.c \
 	mpi_kernels/tcomm_mpi_channel.c \
-	mpi_kernels/tcomm_host_arena.h \
-	mpi_kernels/tcomm_host_arena.c \
 	mpi_kernels/tcomm_host_space.c \
 	mpi_kernels/tcomm_fold.c \
 	mpi_kernels/tcomm_sim_space.c
