@@ -11,4 +11,5 @@ libtcomm_internal_la_SOURCES += \
 	src/core/status.c src/core/log.c src/core/config.c \
 	src/core/graph.c src/core/tensor.c src/core/tensor_access.c \
 	src/core/comm.c src/core/device_space.c \
-	src/core/tcomm_host_arena.h src/core/host_arena.c src/core/host_memory.c
+	src/core/tcomm_host_arena.h src/core/host_arena.c src/core/host_memory.c \
+	src/core/tcomm_sim_stream.h src/core/sim_stream.c
