@@ -6,6 +6,7 @@
 libtcomm_internal_la_SOURCES += \
 	mpi_kernels/tcomm_host_kernels.h \
 	mpi_kernels/tcomm_half.h \
+	mpi_kernels/tcomm_hd.h \
 	mpi_kernels/tcomm_reshape_index.h \
 	mpi_kernels/tcomm_mpi_kernels.h \
 	mpi_kernels/tcomm_sim.h \
