@@ -38,81 +38,78 @@ static int use_large_count_calls(void)
 }
 #endif
 
-int tcomm_mpi_allreduce(const void *sendbuf, void *recvbuf, size_t count,
-                        tcomm_dtype_t dtype, MPI_Op op, MPI_Comm comm)
+/* The collectives on one buffer of count elements: one MPI call on
+ * elements [off, off + n) of the buffers (MPI_IN_PLACE and NULL pass as
+ * they are), the _c call where n needs it. */
+typedef enum { ALLREDUCE, REDUCE, BCAST } whole_t;
+
+static int whole_call(whole_t kind, const void *sendbuf, void *recvbuf,
+                      size_t off, size_t n, MPI_Datatype type, size_t es,
+                      MPI_Op op, int root, MPI_Comm comm)
+{
+    const void *s = sendbuf == MPI_IN_PLACE || !sendbuf
+                        ? sendbuf
+                        : (const char *)sendbuf + off * es;
+    void *r = recvbuf ? (char *)recvbuf + off * es : NULL;
+#if MPI_VERSION >= 4
+    if (n > (size_t)INT_MAX) {
+        MPI_Count c = (MPI_Count)n;
+        switch (kind) {
+        case ALLREDUCE: return MPI_Allreduce_c(s, r, c, type, op, comm);
+        case REDUCE: return MPI_Reduce_c(s, r, c, type, op, root, comm);
+        case BCAST: return MPI_Bcast_c(r, c, type, root, comm);
+        }
+    }
+#endif
+    switch (kind) {
+    case ALLREDUCE: return MPI_Allreduce(s, r, (int)n, type, op, comm);
+    case REDUCE: return MPI_Reduce(s, r, (int)n, type, op, root, comm);
+    case BCAST: return MPI_Bcast(r, (int)n, type, root, comm);
+    }
+    return MPI_ERR_OTHER;
+}
+
+/* The one plain call up to the limit; beyond it the _c call (MPI-4, the
+ * default limit), else consecutive pieces of at most the limit. */
+static int whole(whole_t kind, const void *sendbuf, void *recvbuf, size_t count,
+                 tcomm_dtype_t dtype, MPI_Op op, int root, MPI_Comm comm)
 {
     MPI_Datatype type = tcomm_mpi_datatype(dtype);
     size_t lim = tcomm_mpi_count_limit(), es = tcomm_dtype_size(dtype);
-    size_t off, p;
-    int rc = MPI_SUCCESS;
+    size_t off = 0, p;
+    int rc;
 
     if (type == MPI_DATATYPE_NULL)
         return MPI_ERR_TYPE;
-    if (count <= lim)
-        return MPI_Allreduce(sendbuf, recvbuf, (int)count, type, op, comm);
 #if MPI_VERSION >= 4
-    if (use_large_count_calls())
-        return MPI_Allreduce_c(sendbuf, recvbuf, (MPI_Count)count, type, op,
-                               comm);
+    if (count > lim && use_large_count_calls())
+        lim = count;
 #endif
-    for (off = 0; off < count && rc == MPI_SUCCESS; off += p) {
+    do {
         p = count - off < lim ? count - off : lim;
-        rc = MPI_Allreduce(sendbuf == MPI_IN_PLACE
-                               ? MPI_IN_PLACE
-                               : (const char *)sendbuf + off * es,
-                           (char *)recvbuf + off * es, (int)p, type, op,
-                           comm);
-    }
+        rc = whole_call(kind, sendbuf, recvbuf, off, p, type, es, op, root,
+                        comm);
+        off += p;
+    } while (off < count && rc == MPI_SUCCESS);
     return rc;
+}
+
+int tcomm_mpi_allreduce(const void *sendbuf, void *recvbuf, size_t count,
+                        tcomm_dtype_t dtype, MPI_Op op, MPI_Comm comm)
+{
+    return whole(ALLREDUCE, sendbuf, recvbuf, count, dtype, op, 0, comm);
 }
 
 int tcomm_mpi_reduce(const void *sendbuf, void *recvbuf, size_t count,
                      tcomm_dtype_t dtype, MPI_Op op, int root, MPI_Comm comm)
 {
-    MPI_Datatype type = tcomm_mpi_datatype(dtype);
-    size_t lim = tcomm_mpi_count_limit(), es = tcomm_dtype_size(dtype);
-    size_t off, p;
-    int rc = MPI_SUCCESS;
-
-    if (type == MPI_DATATYPE_NULL)
-        return MPI_ERR_TYPE;
-    if (count <= lim)
-        return MPI_Reduce(sendbuf, recvbuf, (int)count, type, op, root, comm);
-#if MPI_VERSION >= 4
-    if (use_large_count_calls())
-        return MPI_Reduce_c(sendbuf, recvbuf, (MPI_Count)count, type, op, root,
-                            comm);
-#endif
-    for (off = 0; off < count && rc == MPI_SUCCESS; off += p) {
-        p = count - off < lim ? count - off : lim;
-        rc = MPI_Reduce((const char *)sendbuf + off * es,
-                        recvbuf ? (char *)recvbuf + off * es : NULL, (int)p,
-                        type, op, root, comm);
-    }
-    return rc;
+    return whole(REDUCE, sendbuf, recvbuf, count, dtype, op, root, comm);
 }
 
 int tcomm_mpi_bcast(void *buf, size_t count, tcomm_dtype_t dtype, int root,
                     MPI_Comm comm)
 {
-    MPI_Datatype type = tcomm_mpi_datatype(dtype);
-    size_t lim = tcomm_mpi_count_limit(), es = tcomm_dtype_size(dtype);
-    size_t off, p;
-    int rc = MPI_SUCCESS;
-
-    if (type == MPI_DATATYPE_NULL)
-        return MPI_ERR_TYPE;
-    if (count <= lim)
-        return MPI_Bcast(buf, (int)count, type, root, comm);
-#if MPI_VERSION >= 4
-    if (use_large_count_calls())
-        return MPI_Bcast_c(buf, (MPI_Count)count, type, root, comm);
-#endif
-    for (off = 0; off < count && rc == MPI_SUCCESS; off += p) {
-        p = count - off < lim ? count - off : lim;
-        rc = MPI_Bcast((char *)buf + off * es, (int)p, type, root, comm);
-    }
-    return rc;
+    return whole(BCAST, NULL, buf, count, dtype, MPI_OP_NULL, root, comm);
 }
 
 /* int arrays for MPI_Allgatherv: on the stack up to TCOMM_STACK_RANKS. */
