@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # mpi_kernels/: host kernels that MPI and every backend use, with no
-# state and no algorithm: MPI datatypes, user ops and error mapping,
+# state and no algorithm: MPI datatypes, the user functions of MPI ops
+# (their MPI_Op handles: src/mpi/user_ops.c) and error mapping,
 # large-count splitting, reductions, pack/unpack along a dim, and the
-# host and sim memory spaces over them. Their tests: test/kernels.mk.
+# host and sim spaces' tables and element ops over them (their memory
+# and streams: src/core/). Their tests: test/kernels.mk.
 libtcomm_internal_la_SOURCES += \
 	mpi_kernels/tcomm_host_kernels.h \
 	mpi_kernels/tcomm_half.h \

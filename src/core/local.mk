@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # src/core/: status and error text, logging, the settings table, graphs,
-# tensors, communicator objects, the shared tensor arena, and the
-# memory-space seam that the host, sim (mpi_kernels/) and cuda (cuda/)
-# spaces plug into.
+# tensors, communicator objects, the memory-space seam that the host,
+# sim (their tables: mpi_kernels/) and cuda (cuda/) spaces plug into, and
+# the state of the host and sim spaces: the shared tensor arena, the
+# host memory cache, the sim streams.
 libtcomm_internal_la_SOURCES += \
 	src/core/tcomm_internal.h src/core/tcomm_error.h \
 	src/core/tcomm_log.h src/core/tcomm_config.h \
