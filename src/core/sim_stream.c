@@ -210,12 +210,18 @@ tcomm_status_t tcomm_sim_copy_async(void *ctx, void *dst, const void *src,
     return push(ctx, &o);
 }
 
-tcomm_status_t tcomm_sim_record(void *ctx, int slot)
+static tcomm_status_t check_slot(int slot)
 {
-    sim_ctx_t *c = ctx;
     if (slot < 0 || slot >= TCOMM_MEMSPACE_SLOTS)
         return tcomm_error(TCOMM_ERR_INTERNAL,
                            "sim stream: event slot %d out of range", slot);
+    return TCOMM_SUCCESS;
+}
+
+tcomm_status_t tcomm_sim_record(void *ctx, int slot)
+{
+    sim_ctx_t *c = ctx;
+    TCOMM_TRY(check_slot(slot));
     pthread_mutex_lock(&c->lock);
     c->mark[slot] = c->len;
     pthread_mutex_unlock(&c->lock);
@@ -225,9 +231,7 @@ tcomm_status_t tcomm_sim_record(void *ctx, int slot)
 tcomm_status_t tcomm_sim_wait(void *ctx, int slot)
 {
     sim_ctx_t *c = ctx;
-    if (slot < 0 || slot >= TCOMM_MEMSPACE_SLOTS)
-        return tcomm_error(TCOMM_ERR_INTERNAL,
-                           "sim stream: event slot %d out of range", slot);
+    TCOMM_TRY(check_slot(slot));
     pthread_mutex_lock(&c->lock);
     size_t end = c->mark[slot];
     pthread_mutex_unlock(&c->lock);
