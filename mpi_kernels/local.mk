@@ -1,11 +1,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # mpi_kernels/: host kernels that MPI and every backend use, with no
-# state and no algorithm: MPI datatypes, user ops and error mapping,
+# state and no algorithm: MPI datatypes, the user functions of MPI ops
+# (their MPI_Op handles: src/mpi/user_ops.c) and error mapping,
 # large-count splitting, reductions, pack/unpack along a dim, and the
-# host and sim memory spaces over them. Their tests: test/kernels.mk.
+# host and sim spaces' tables and element ops over them (their memory
+# and streams: src/core/). Their tests: test/kernels.mk.
 libtcomm_internal_la_SOURCES += \
 	mpi_kernels/tcomm_host_kernels.h \
 	mpi_kernels/tcomm_half.h \
+	mpi_kernels/tcomm_hd.h \
 	mpi_kernels/tcomm_reshape_index.h \
 	mpi_kernels/tcomm_mpi_kernels.h \
 	mpi_kernels/tcomm_sim.h \
@@ -13,8 +16,6 @@ libtcomm_internal_la_SOURCES += \
 	mpi_kernels/tcomm_mpi_large.c \
 	mpi_kernels/tcomm_mpi_status.c \
 	mpi_kernels/tcomm_mpi_channel.c \
-	mpi_kernels/tcomm_host_arena.h \
-	mpi_kernels/tcomm_host_arena.c \
 	mpi_kernels/tcomm_host_space.c \
 	mpi_kernels/tcomm_fold.c \
 	mpi_kernels/tcomm_sim_space.c

@@ -24,13 +24,7 @@
 #include <string.h>
 #endif
 
-#ifndef TCOMM_HD
-#ifdef __CUDACC__
-#define TCOMM_HD __host__ __device__
-#else
-#define TCOMM_HD
-#endif
-#endif
+#include "tcomm_hd.h"
 
 /* Bit casts. */
 TCOMM_HD static inline uint32_t tcomm_f32_as_u32(float f)

@@ -188,6 +188,9 @@ TCOMM_AVX2 static size_t half_avx2(tcomm_dtype_t dtype, tcomm_op_t op,
     return done + (n & ~(size_t)7);
 }
 
+/* The one static of mpi_kernels/: a pure cache of a fact about the CPU,
+ * the same whenever and by whom it is computed, so no state in the sense
+ * of the layout (nothing is set up, owned or torn down). */
 static int cpu_has_avx2_f16c(void)
 {
     /* threads may race to fill it: atomic, and all store the same */

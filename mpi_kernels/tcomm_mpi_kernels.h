@@ -15,11 +15,18 @@
 /* The MPI datatype carrying a dtype (f16/bf16 travel as MPI_UINT16_T). */
 MPI_Datatype tcomm_mpi_datatype(tcomm_dtype_t dtype);
 
-/* The MPI_Op that reduces (dtype, op): MPI's built-in where it is exact,
- * a user op otherwise (f16/bf16; NaN-propagating float MIN/MAX). AVG maps
- * to SUM: the caller divides. User ops are created on first use and freed
- * at MPI_Finalize. Returns an MPI error code. */
-int tcomm_mpi_op(tcomm_dtype_t dtype, tcomm_op_t op, MPI_Op *mpi_op);
+/* The user function of an MPI_Op (MPI_Op_create_c's where MPI-4). */
+#if MPI_VERSION >= 4
+typedef MPI_User_function_c tcomm_mpi_user_fn_t;
+#else
+typedef MPI_User_function tcomm_mpi_user_fn_t;
+#endif
+
+/* The user function that reduces (dtype, op) where MPI's built-in op is
+ * not exact (f16/bf16; NaN-propagating float MIN/MAX), else NULL. op is
+ * SUM..MAX. The MPI_Op handles made of them: tcomm_mpi_op
+ * (src/mpi/tcomm_user_ops.h). */
+tcomm_mpi_user_fn_t *tcomm_mpi_user_fn(tcomm_dtype_t dtype, tcomm_op_t op);
 
 /* Largest count passed to one MPI call, 1..INT_MAX: INT_MAX unless a
  * test lowers it (TCOMM_HOOK_COUNT_LIMIT) so that the splitting paths

@@ -38,81 +38,78 @@ static int use_large_count_calls(void)
 }
 #endif
 
-int tcomm_mpi_allreduce(const void *sendbuf, void *recvbuf, size_t count,
-                        tcomm_dtype_t dtype, MPI_Op op, MPI_Comm comm)
+/* The collectives on one buffer of count elements: one MPI call on
+ * elements [off, off + n) of the buffers (MPI_IN_PLACE and NULL pass as
+ * they are), the _c call where n needs it. */
+typedef enum { ALLREDUCE, REDUCE, BCAST } whole_t;
+
+static int whole_call(whole_t kind, const void *sendbuf, void *recvbuf,
+                      size_t off, size_t n, MPI_Datatype type, size_t es,
+                      MPI_Op op, int root, MPI_Comm comm)
+{
+    const void *s = sendbuf == MPI_IN_PLACE || !sendbuf
+                        ? sendbuf
+                        : (const char *)sendbuf + off * es;
+    void *r = recvbuf ? (char *)recvbuf + off * es : NULL;
+#if MPI_VERSION >= 4
+    if (n > (size_t)INT_MAX) {
+        MPI_Count c = (MPI_Count)n;
+        switch (kind) {
+        case ALLREDUCE: return MPI_Allreduce_c(s, r, c, type, op, comm);
+        case REDUCE: return MPI_Reduce_c(s, r, c, type, op, root, comm);
+        case BCAST: return MPI_Bcast_c(r, c, type, root, comm);
+        }
+    }
+#endif
+    switch (kind) {
+    case ALLREDUCE: return MPI_Allreduce(s, r, (int)n, type, op, comm);
+    case REDUCE: return MPI_Reduce(s, r, (int)n, type, op, root, comm);
+    case BCAST: return MPI_Bcast(r, (int)n, type, root, comm);
+    }
+    return MPI_ERR_OTHER;
+}
+
+/* The one plain call up to the limit; beyond it the _c call (MPI-4, the
+ * default limit), else consecutive pieces of at most the limit. */
+static int whole(whole_t kind, const void *sendbuf, void *recvbuf, size_t count,
+                 tcomm_dtype_t dtype, MPI_Op op, int root, MPI_Comm comm)
 {
     MPI_Datatype type = tcomm_mpi_datatype(dtype);
     size_t lim = tcomm_mpi_count_limit(), es = tcomm_dtype_size(dtype);
-    size_t off, p;
-    int rc = MPI_SUCCESS;
+    size_t off = 0, p;
+    int rc;
 
     if (type == MPI_DATATYPE_NULL)
         return MPI_ERR_TYPE;
-    if (count <= lim)
-        return MPI_Allreduce(sendbuf, recvbuf, (int)count, type, op, comm);
 #if MPI_VERSION >= 4
-    if (use_large_count_calls())
-        return MPI_Allreduce_c(sendbuf, recvbuf, (MPI_Count)count, type, op,
-                               comm);
+    if (count > lim && use_large_count_calls())
+        lim = count;
 #endif
-    for (off = 0; off < count && rc == MPI_SUCCESS; off += p) {
+    do {
         p = count - off < lim ? count - off : lim;
-        rc = MPI_Allreduce(sendbuf == MPI_IN_PLACE
-                               ? MPI_IN_PLACE
-                               : (const char *)sendbuf + off * es,
-                           (char *)recvbuf + off * es, (int)p, type, op,
-                           comm);
-    }
+        rc = whole_call(kind, sendbuf, recvbuf, off, p, type, es, op, root,
+                        comm);
+        off += p;
+    } while (off < count && rc == MPI_SUCCESS);
     return rc;
+}
+
+int tcomm_mpi_allreduce(const void *sendbuf, void *recvbuf, size_t count,
+                        tcomm_dtype_t dtype, MPI_Op op, MPI_Comm comm)
+{
+    return whole(ALLREDUCE, sendbuf, recvbuf, count, dtype, op, 0, comm);
 }
 
 int tcomm_mpi_reduce(const void *sendbuf, void *recvbuf, size_t count,
                      tcomm_dtype_t dtype, MPI_Op op, int root, MPI_Comm comm)
 {
-    MPI_Datatype type = tcomm_mpi_datatype(dtype);
-    size_t lim = tcomm_mpi_count_limit(), es = tcomm_dtype_size(dtype);
-    size_t off, p;
-    int rc = MPI_SUCCESS;
-
-    if (type == MPI_DATATYPE_NULL)
-        return MPI_ERR_TYPE;
-    if (count <= lim)
-        return MPI_Reduce(sendbuf, recvbuf, (int)count, type, op, root, comm);
-#if MPI_VERSION >= 4
-    if (use_large_count_calls())
-        return MPI_Reduce_c(sendbuf, recvbuf, (MPI_Count)count, type, op, root,
-                            comm);
-#endif
-    for (off = 0; off < count && rc == MPI_SUCCESS; off += p) {
-        p = count - off < lim ? count - off : lim;
-        rc = MPI_Reduce((const char *)sendbuf + off * es,
-                        recvbuf ? (char *)recvbuf + off * es : NULL, (int)p,
-                        type, op, root, comm);
-    }
-    return rc;
+    return whole(REDUCE, sendbuf, recvbuf, count, dtype, op, root, comm);
 }
 
 int tcomm_mpi_bcast(void *buf, size_t count, tcomm_dtype_t dtype, int root,
                     MPI_Comm comm)
 {
-    MPI_Datatype type = tcomm_mpi_datatype(dtype);
-    size_t lim = tcomm_mpi_count_limit(), es = tcomm_dtype_size(dtype);
-    size_t off, p;
-    int rc = MPI_SUCCESS;
-
-    if (type == MPI_DATATYPE_NULL)
-        return MPI_ERR_TYPE;
-    if (count <= lim)
-        return MPI_Bcast(buf, (int)count, type, root, comm);
-#if MPI_VERSION >= 4
-    if (use_large_count_calls())
-        return MPI_Bcast_c(buf, (MPI_Count)count, type, root, comm);
-#endif
-    for (off = 0; off < count && rc == MPI_SUCCESS; off += p) {
-        p = count - off < lim ? count - off : lim;
-        rc = MPI_Bcast((char *)buf + off * es, (int)p, type, root, comm);
-    }
-    return rc;
+    return whole(BCAST, NULL, buf, count, dtype, MPI_OP_NULL, root, comm);
 }
 
 /* int arrays for MPI_Allgatherv: on the stack up to TCOMM_STACK_RANKS. */
@@ -207,6 +204,33 @@ int tcomm_mpi_allgatherv(const void *sendbuf, size_t sendcount,
     return MPI_SUCCESS;
 }
 
+/* The fallback of both reduce-scatters: block r of sendbuf (counts[r]
+ * elements, or count each where counts is NULL; back to back) reduced to
+ * rank r with tcomm_mpi_reduce, in pieces where it is too large. It reads
+ * every block from sendbuf, so MPI_IN_PLACE cannot take it. */
+static int reduce_to_owners(const void *sendbuf, void *recvbuf,
+                            const size_t *counts, size_t count,
+                            tcomm_dtype_t dtype, MPI_Op op, MPI_Comm comm)
+{
+    size_t es = tcomm_dtype_size(dtype);
+    int nranks, rank, rc;
+
+    if (sendbuf == MPI_IN_PLACE)
+        return MPI_ERR_BUFFER;
+    if ((rc = MPI_Comm_size(comm, &nranks)) != MPI_SUCCESS ||
+        (rc = MPI_Comm_rank(comm, &rank)) != MPI_SUCCESS)
+        return rc;
+    const char *blk = sendbuf;
+    for (int r = 0; r < nranks; r++) {
+        size_t n = counts ? counts[r] : count;
+        if (n && (rc = tcomm_mpi_reduce(blk, r == rank ? recvbuf : NULL, n,
+                                        dtype, op, r, comm)) != MPI_SUCCESS)
+            return rc;
+        blk += n * es;
+    }
+    return MPI_SUCCESS;
+}
+
 /* MPI_Reduce_scatter where every count and their sum fit the limit (Open
  * MPI sums the counts in an int), MPI_Reduce_scatter_c beyond it, else
  * each block reduced to its owner in pieces (MPI_Reduce). */
@@ -216,14 +240,12 @@ int tcomm_mpi_reduce_scatter_counts(const void *sendbuf, void *recvbuf,
                                     MPI_Comm comm)
 {
     MPI_Datatype type = tcomm_mpi_datatype(dtype);
-    size_t lim = tcomm_mpi_count_limit(), es = tcomm_dtype_size(dtype);
-    size_t total = 0, off, p;
-    int nranks, rank, rc, r, fits = 1;
+    size_t lim = tcomm_mpi_count_limit(), total = 0;
+    int nranks, rc, r, fits = 1;
 
     if (type == MPI_DATATYPE_NULL)
         return MPI_ERR_TYPE;
-    if ((rc = MPI_Comm_size(comm, &nranks)) != MPI_SUCCESS ||
-        (rc = MPI_Comm_rank(comm, &rank)) != MPI_SUCCESS)
+    if ((rc = MPI_Comm_size(comm, &nranks)) != MPI_SUCCESS)
         return rc;
     for (r = 0; r < nranks; r++) {
         fits &= counts[r] <= lim;
@@ -253,20 +275,7 @@ int tcomm_mpi_reduce_scatter_counts(const void *sendbuf, void *recvbuf,
         return rc;
     }
 #endif
-    if (sendbuf == MPI_IN_PLACE)
-        return MPI_ERR_BUFFER;
-    const char *blk = sendbuf;
-    for (r = 0; r < nranks; blk += counts[r++] * es) {
-        for (off = 0; off < counts[r]; off += p) {
-            p = counts[r] - off < lim ? counts[r] - off : lim;
-            rc = MPI_Reduce(blk + off * es,
-                            r == rank ? (char *)recvbuf + off * es : NULL,
-                            (int)p, type, op, r, comm);
-            if (rc != MPI_SUCCESS)
-                return rc;
-        }
-    }
-    return MPI_SUCCESS;
+    return reduce_to_owners(sendbuf, recvbuf, counts, 0, dtype, op, comm);
 }
 
 int tcomm_mpi_reduce_scatter_block(const void *sendbuf, void *recvbuf,
@@ -274,13 +283,10 @@ int tcomm_mpi_reduce_scatter_block(const void *sendbuf, void *recvbuf,
                                    MPI_Op op, MPI_Comm comm)
 {
     MPI_Datatype type = tcomm_mpi_datatype(dtype);
-    size_t lim = tcomm_mpi_count_limit(), es = tcomm_dtype_size(dtype);
-    size_t off, p;
-    int nranks, rank, rc, r;
 
     if (type == MPI_DATATYPE_NULL)
         return MPI_ERR_TYPE;
-    if (count <= lim)
+    if (count <= tcomm_mpi_count_limit())
         return MPI_Reduce_scatter_block(sendbuf, recvbuf, (int)count, type,
                                         op, comm);
 #if MPI_VERSION >= 4
@@ -288,24 +294,7 @@ int tcomm_mpi_reduce_scatter_block(const void *sendbuf, void *recvbuf,
         return MPI_Reduce_scatter_block_c(sendbuf, recvbuf,
                                           (MPI_Count)count, type, op, comm);
 #endif
-    /* The per-block fallback reads every block from sendbuf. */
-    if (sendbuf == MPI_IN_PLACE)
-        return MPI_ERR_BUFFER;
-    if ((rc = MPI_Comm_size(comm, &nranks)) != MPI_SUCCESS ||
-        (rc = MPI_Comm_rank(comm, &rank)) != MPI_SUCCESS)
-        return rc;
-    for (r = 0; r < nranks; r++) {
-        const char *blk = (const char *)sendbuf + (size_t)r * count * es;
-        for (off = 0; off < count; off += p) {
-            p = count - off < lim ? count - off : lim;
-            rc = MPI_Reduce(blk + off * es,
-                            r == rank ? (char *)recvbuf + off * es : NULL,
-                            (int)p, type, op, r, comm);
-            if (rc != MPI_SUCCESS)
-                return rc;
-        }
-    }
-    return MPI_SUCCESS;
+    return reduce_to_owners(sendbuf, recvbuf, NULL, count, dtype, op, comm);
 }
 
 /* In groups, so that the statuses fit on the stack: real statuses, not

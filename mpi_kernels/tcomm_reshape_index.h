@@ -17,13 +17,7 @@
 
 #include <stddef.h>
 
-#ifndef TCOMM_HD
-#ifdef __CUDACC__
-#define TCOMM_HD __host__ __device__
-#else
-#define TCOMM_HD
-#endif
-#endif
+#include "tcomm_hd.h"
 
 /* The rank whose columns contain column col (0 <= col < off[nranks]):
  * the largest r with off[r] <= col, skipping zero-size segments. Binary

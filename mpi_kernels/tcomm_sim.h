@@ -2,11 +2,14 @@
 /* The sim memory space: host memory that the runtime treats as device
  * memory, so that the device path (staging, direct MPI, reshaping and
  * reduction "kernels") runs and is tested on machines without a GPU.
- * Testing entry points; not part of the public API. */
+ * Testing entry points; not part of the public API. The table and the
+ * ops that run kernels: mpi_kernels/tcomm_sim_space.c; the memory and
+ * the stream (state): src/core/sim_stream.c. */
 #ifndef TCOMM_SIM_H
 #define TCOMM_SIM_H
 
 #include "tcomm_internal.h"
+#include "tcomm_sim_stream.h"
 
 /* Flags of tcomm_graph_create_sim_flags. */
 enum {
@@ -26,12 +29,7 @@ tcomm_status_t tcomm_graph_create_sim(int index, tcomm_graph_t **graph);
 tcomm_status_t tcomm_graph_create_sim_flags(int index, int flags,
                                             tcomm_graph_t **graph);
 
-/* Operations queued on a sim graph's stream that have not run yet (the
- * sim stream defers work until a wait or synchronize, so that a missing
- * synchronization shows up as a wrong result). */
-size_t tcomm_sim_pending(const tcomm_graph_t *graph);
-
-/* The host address behind a sim "device" pointer (untags it). */
-void *tcomm_sim_host_ptr(const tcomm_graph_t *graph, const void *ptr);
+/* tcomm_sim_pending and tcomm_sim_host_ptr: in tcomm_sim_stream.h, with
+ * the sim graph's state (src/core/sim_stream.c). */
 
 #endif /* TCOMM_SIM_H */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Check suite of the shared tensor arena (mpi_kernels/tcomm_host_arena.c)
+/* Check suite of the shared tensor arena (src/core/host_arena.c)
  * and of the host space over it, one process (each test in a fresh
  * child, so that each starts without an arena): which blocks it serves,
  * alignment, first-fit reuse and coalescing, pages given back, blocks

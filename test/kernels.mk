@@ -9,7 +9,7 @@ test_check_kernels_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 test_check_kernels_LDADD = libtcomm_internal.la $(CHECK_LIBS) -lm
 
 # Single-process Check suite of the shared tensor arena and the host
-# space over it (mpi_kernels/tcomm_host_arena.c).
+# space over it (src/core/host_arena.c, src/core/host_memory.c).
 check_PROGRAMS += test/check_host_arena
 TESTS += test/check_host_arena
 test_check_host_arena_SOURCES = test/check_host_arena.c

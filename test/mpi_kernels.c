@@ -20,6 +20,7 @@
 #include "allgather_candidates.h"
 #include "mpi_suite.h"
 #include "tcomm_test_hooks.h"
+#include "tcomm_user_ops.h"
 
 static int rank, np;
 static MPI_Comm comm;

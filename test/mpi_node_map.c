@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* MPI suite of the mapped tensor arenas (src/mpi/node/node_map.c,
- * mpi_kernels/tcomm_host_arena.c), 1-4 ranks: the single copies between
+ * src/core/host_arena.c), 1-4 ranks: the single copies between
  * tensors that tcomm allocated are memcpy through the peer's mapped
  * arena, those with wrapped private buffers cross-memory attach, mixed
  * ones both; every collective's result against the reference, inputs

@@ -88,6 +88,13 @@ typedef struct tcomm_memspace {
 #define TCOMM_MEMSPACE_SLOTS 4
 
 extern const tcomm_memspace_t tcomm_memspace_host;
+/* The host space's memory ops (src/core/host_memory.c): its table, with
+ * the element ops over the host kernels, is mpi_kernels/tcomm_host_space.c. */
+tcomm_status_t tcomm_host_mem_alloc(void *ctx, size_t bytes, void **ptr);
+void tcomm_host_mem_free(void *ctx, void *ptr);
+tcomm_status_t tcomm_host_mem_copy(void *ctx, void *dst, const void *src,
+                                   size_t bytes);
+tcomm_status_t tcomm_host_mem_memset0(void *ctx, void *dst, size_t bytes);
 
 struct tcomm_graph {
     uint64_t id;

@@ -7,6 +7,7 @@
 #include "tcomm_mpi_kernels.h"
 #include "tcomm_node_call.h"
 #include "tcomm_node_reduce.h"
+#include "tcomm_user_ops.h"
 
 /* Single copies through the node's arenas or cross-memory attach: the
  * rank-order fold, so deterministic mode takes it too. The tier (mapped

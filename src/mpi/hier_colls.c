@@ -32,6 +32,7 @@
 #include "tcomm_mpi_algo.h"
 #include "tcomm_host_kernels.h"
 #include "tcomm_mpi_kernels.h"
+#include "tcomm_user_ops.h"
 
 /* A view of numel elements of t's dtype at data, shaped [d0][d1][d2]. */
 static tcomm_tensor_t view3(const tcomm_tensor_t *t, void *data, size_t d0,

@@ -14,6 +14,7 @@
 #include "tcomm_hier.h"
 #include "tcomm_mpi_algo.h"
 #include "tcomm_mpi_kernels.h"
+#include "tcomm_user_ops.h"
 
 #define HAND_OVER_TAG 0x7c68
 

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # src/mpi/: the MPI backend (vtable, host collectives, the algorithms
-# along a dim, the rank-order fold, timeouts, the CUDA-aware probe), then
-# its two lower rooms: device tensors and one node's shared memory.
+# along a dim, the rank-order fold, timeouts, the CUDA-aware probe, the
+# MPI_Op handles of the user ops), then its two lower rooms: device
+# tensors and one node's shared memory.
 libtcomm_internal_la_SOURCES += \
 	src/mpi/tcomm_backend_mpi.h src/mpi/tcomm_timeout.h \
 	src/mpi/tcomm_mpi_reshape.h src/mpi/tcomm_mpi_alltoall.h \
@@ -10,7 +11,8 @@ libtcomm_internal_la_SOURCES += \
 	src/mpi/all_to_all_exchange.c src/mpi/all_to_all_strided.c \
 	src/mpi/timeout.c src/mpi/timeout_hosts.c src/mpi/cuda_aware_probe.c \
 	src/mpi/finalize_hook.c src/mpi/launcher.c \
-	src/mpi/tcomm_carry_round.h src/mpi/carry_round.c
+	src/mpi/tcomm_carry_round.h src/mpi/carry_round.c \
+	src/mpi/tcomm_user_ops.h src/mpi/user_ops.c
 
 # Two-level collectives across nodes (issue 31).
 libtcomm_internal_la_SOURCES += src/mpi/tcomm_hier.h src/mpi/hier.c \

@@ -11,6 +11,7 @@
 #include "tcomm_mpi_kernels.h"
 #include "tcomm_node_call.h"
 #include "tcomm_node_reduce.h"
+#include "tcomm_user_ops.h"
 
 /* The root's output, or a scratch tensor like the input elsewhere, for
  * the algorithms that leave the result on every rank. */

@@ -10,6 +10,7 @@
 #include "tcomm_mpi_reshape.h"
 #include "tcomm_node_call.h"
 #include "tcomm_node_reduce.h"
+#include "tcomm_user_ops.h"
 
 /* Open MPI 4.1 runs MPI_Reduce_scatter with equal counts through a
  * faster algorithm than MPI_Reduce_scatter_block from about this size

@@ -17,6 +17,7 @@
 #include "tcomm_mpi_algo.h"
 #include "tcomm_mpi_kernels.h"
 #include "tcomm_mpi_reshape.h"
+#include "tcomm_user_ops.h"
 
 /* The call as MPI sees it: outer rows; per rank its elements in a row
  * (seg) and in all (count). */

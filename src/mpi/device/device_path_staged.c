@@ -12,6 +12,7 @@
 #include "tcomm_config.h"
 #include "tcomm_host_kernels.h"
 #include "tcomm_mpi_kernels.h"
+#include "tcomm_user_ops.h"
 
 size_t tcomm_staged_chunk_elems(const tcomm_dev_t *d)
 {

@@ -15,6 +15,7 @@
 #include "device_path.h"
 #include "tcomm_host_kernels.h"
 #include "tcomm_mpi_kernels.h"
+#include "tcomm_user_ops.h"
 
 static size_t piece_elems(const tcomm_dev_t *d)
 {

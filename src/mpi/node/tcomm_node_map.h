@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The peers' tensor arenas mapped into this process (src/mpi/node/
  * node_map.c): where a peer's buffer lies in its arena
- * (mpi_kernels/tcomm_host_arena.h), the single copies of pull.c are a
+ * (src/core/tcomm_host_arena.h), the single copies of pull.c are a
  * memcpy, not a cross-memory attach. */
 #ifndef TCOMM_NODE_MAP_H
 #define TCOMM_NODE_MAP_H

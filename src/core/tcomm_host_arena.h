@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The shared tensor arena (mpi_kernels/tcomm_host_arena.c): host tensors
+/* The shared tensor arena (src/core/host_arena.c): host tensors
  * of ARENA_MIN bytes and more live in one memfd mapping per process, so
  * that the other ranks of a node can map it too (pidfd_getfd + mmap,
  * src/mpi/node/node_map.c) and copy with memcpy, four times faster than
