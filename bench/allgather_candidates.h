@@ -9,27 +9,27 @@
 #include "tcomm_mpi_reshape.h"
 
 /* (b) MPI_Alltoallw, a vector receive type per peer, landing in place. */
-int tcomm_mpi_allgather_dim_alltoallw(const void *in, void *out,
-                                      tcomm_dtype_t dtype, size_t outer,
-                                      const size_t *seg, MPI_Comm comm);
+int tcomm_mpi_all_gather_dim_alltoallw(const void *in, void *out,
+                                       tcomm_dtype_t dtype, size_t outer,
+                                       const size_t *seg, MPI_Comm comm);
 /* (c) one Isend/Irecv per row and peer, landing in place. */
-int tcomm_mpi_allgather_dim_rows(const void *in, void *out,
-                                 tcomm_dtype_t dtype, size_t outer,
-                                 const size_t *seg, MPI_Comm comm);
+int tcomm_mpi_all_gather_dim_rows(const void *in, void *out,
+                                  tcomm_dtype_t dtype, size_t outer,
+                                  const size_t *seg, MPI_Comm comm);
 /* (c') one Isend/Irecv per peer, a vector receive type, in place. */
-int tcomm_mpi_allgather_dim_vec(const void *in, void *out,
-                                tcomm_dtype_t dtype, size_t outer,
-                                const size_t *seg, MPI_Comm comm);
+int tcomm_mpi_all_gather_dim_vec(const void *in, void *out, tcomm_dtype_t dtype,
+                                 size_t outer, const size_t *seg,
+                                 MPI_Comm comm);
 /* (d) (a) in pipelined groups of rows: unpack of group k overlaps the
  * transfer of group k + 1 (MPI_Iallgatherv). */
-int tcomm_mpi_allgather_dim_pipe(const void *in, void *out,
-                                 tcomm_dtype_t dtype, size_t outer,
-                                 const size_t *seg, MPI_Comm comm);
+int tcomm_mpi_all_gather_dim_pipe(const void *in, void *out,
+                                  tcomm_dtype_t dtype, size_t outer,
+                                  const size_t *seg, MPI_Comm comm);
 
 /* (e) on one node: each rank pulls the peers' rows into place
  * (process_vm_readv); elsewhere, or where the kernel refuses, (c'). */
-int tcomm_mpi_allgather_dim_pull(const void *in, void *out,
-                                 tcomm_dtype_t dtype, size_t outer,
-                                 const size_t *seg, MPI_Comm comm);
+int tcomm_mpi_all_gather_dim_pull(const void *in, void *out,
+                                  tcomm_dtype_t dtype, size_t outer,
+                                  const size_t *seg, MPI_Comm comm);
 
 #endif /* TCOMM_ALLGATHER_CANDIDATES_H */

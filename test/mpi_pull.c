@@ -61,8 +61,8 @@ static int gather_and_check(MPI_Comm comm, size_t rows, size_t base)
     for (size_t i = 0; i < rows * seg[rank]; i++)
         in[i] = (uint32_t)rank << 28 | (uint32_t)i;
     memset(out, 0x5a, rows * total * 4);
-    int bad = tcomm_mpi_allgather_dim(in, out, TCOMM_U32, rows, seg,
-                                      comm) != MPI_SUCCESS;
+    int bad = tcomm_mpi_all_gather_dim(in, out, TCOMM_U32, rows, seg, comm) !=
+              MPI_SUCCESS;
     for (int r = 0; r < np; r++)
         for (size_t o = 0; o < rows; o++)
             for (size_t j = 0; j < seg[r]; j++)
