@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The in-place candidates of all_gather along a dim > 0 (see
- * src/mpi/allgather_dim.c for the layout, the measurements and the
+ * src/mpi/all_gather_dim.c for the layout, the measurements and the
  * dispatch): (b) MPI_Alltoallw with a vector receive type per peer,
  * (c) one message per row and peer, (c') one vector-typed message per
  * peer, (d) the pipelined temporary path, and (e) the pull alone, with (c')

@@ -2,7 +2,7 @@
 /* The candidates of all_gather along a dim > 0 that the library does not
  * take (bench/allgather_candidates.c), kept for bench/reshape_candidates
  * and test/mpi_kernels, which time and check them against the ones it
- * takes (src/mpi/allgather_dim.c). Arguments as in tcomm_mpi_kernels.h. */
+ * takes (src/mpi/all_gather_dim.c). Arguments as in tcomm_mpi_kernels.h. */
 #ifndef TCOMM_ALLGATHER_CANDIDATES_H
 #define TCOMM_ALLGATHER_CANDIDATES_H
 

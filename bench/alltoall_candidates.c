@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tcomm_mpi_alltoall.h"
+#include "tcomm_mpi_all_to_all.h"
 #include "tcomm_node_call.h"
 
 typedef int (*a2a_fn)(const tcomm_all_to_all_plan_t *, const void *, void *,

@@ -7,7 +7,7 @@
  * deterministic mode gather the inputs and fold them in rank order with
  * tcomm's kernels: NCCL's own min/max do not propagate NaN, and its ring
  * does not fold in rank order. AVG is NCCL's sum, then tcomm's divide.
- * The all_to_all pair and reduce_scatter_v are in backend_nccl_a2a.c. */
+ * The all_to_all pair and reduce_scatter_v are in backend_nccl_all_to_all.c. */
 #include <nccl.h>
 #include <stdio.h>
 #include <stdlib.h>

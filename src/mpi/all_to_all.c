@@ -3,13 +3,13 @@
  * are tried (src/mpi/algo_select.c chooses; TCOMM_TUNE may put one
  * first). The byte ranges count the input's bytes: an equal call, so
  * every rank has the same shapes and every answer below is the same on
- * every rank. The call is blocks of rows (tcomm_mpi_alltoall.h); a
+ * every rank. The call is blocks of rows (tcomm_mpi_all_to_all.h); a
  * side's blocks are strided where a size > 1 comes before its dim. */
 #include <stdint.h>
 
 #include "tcomm_backend_mpi.h"
 #include "tcomm_mpi_algo.h"
-#include "tcomm_mpi_alltoall.h"
+#include "tcomm_mpi_all_to_all.h"
 #include "tcomm_mpi_kernels.h"
 #include "tcomm_node_call.h"
 

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "tcomm_host_kernels.h"
-#include "tcomm_mpi_alltoall.h"
+#include "tcomm_mpi_all_to_all.h"
 #include "tcomm_mpi_kernels.h"
 
 #define TCOMM_ALL_TO_ALL_TAG 0x7a2a

@@ -11,7 +11,7 @@
 #include <limits.h>
 #include <string.h>
 
-#include "tcomm_mpi_alltoall.h"
+#include "tcomm_mpi_all_to_all.h"
 #include "tcomm_mpi_kernels.h"
 #include "tcomm_node_call.h"
 

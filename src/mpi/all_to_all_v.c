@@ -12,7 +12,7 @@
 
 #include "tcomm_backend_mpi.h"
 #include "tcomm_mpi_algo.h"
-#include "tcomm_mpi_alltoall.h"
+#include "tcomm_mpi_all_to_all.h"
 #include "tcomm_mpi_kernels.h"
 #include "tcomm_node_call.h"
 

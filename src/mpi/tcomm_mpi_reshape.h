@@ -10,7 +10,7 @@
 
 #include "tcomm_internal.h"
 #include "tcomm_mpi_kernels.h"
-#include "tcomm_pull.h"
+#include "tcomm_peer_copy.h"
 
 /* all_gather along a dim > 0: in is [outer][seg[rank]], out is
  * [outer][sum(seg)], rank r's rows at column sum(seg[0..r)). */

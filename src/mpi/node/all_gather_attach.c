@@ -13,7 +13,7 @@
  * transport itself reads the sender's buffer with process_vm_readv. The
  * pull does the same single copy, with a scatter list on our side, so
  * that the strided layout costs nothing extra (numbers in
- * allgather_dim.c).
+ * all_gather_dim.c).
  *
  * Protocol: MPI_Allgather of (address, pid, PID namespace); every rank
  * reads its peers' inputs (a pid names the same process only within
@@ -23,7 +23,7 @@
  * could not read (not the same node after all, a container without
  * ptrace rights, a seccomp filter), every rank learns it from that flag,
  * marks the communicator and redoes the call through MPI messages: out
- * is rewritten whole. The state and the reads: src/mpi/node/pull.c. */
+ * is rewritten whole. The state and the reads: src/mpi/node/peer_copy.c. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,7 +34,7 @@
 
 /* The rows of out hold total elements; tcomm_all_gather_unpack_one writes rank
  * r's rows from a rank-major block (here: the copies into place that
- * allgather_dim.c's forms share with the pull). */
+ * all_gather_dim.c's forms share with the pull). */
 void tcomm_all_gather_unpack_one(const tcomm_all_gather_plan_t *p,
                                  const char *blk, char *out, size_t rows, int r,
                                  const size_t *seg)

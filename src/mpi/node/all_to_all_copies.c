@@ -28,9 +28,9 @@
 #include <unistd.h>
 
 #include "tcomm_block_copy.h"
-#include "tcomm_mpi_alltoall.h"
+#include "tcomm_mpi_all_to_all.h"
 #include "tcomm_node_call.h"
-#include "tcomm_pull.h"
+#include "tcomm_peer_copy.h"
 #include "tcomm_test_hooks.h"
 
 typedef struct { uint64_t in, out, pid, ns; } peer_t;

@@ -27,9 +27,9 @@
  * rank redoes the call through MPI. */
 #include <stdint.h>
 
-#include "tcomm_block_copy.h"
 #include "tcomm_backend_mpi.h"
-#include "tcomm_mpi_alltoall.h"
+#include "tcomm_block_copy.h"
+#include "tcomm_mpi_all_to_all.h"
 #include "tcomm_node_call.h"
 
 /* One side of a piece: rows of width elements at off, total apart. */

@@ -11,8 +11,8 @@
  * elements (souter * sw[j]) as rank j's block from us (its router *
  * rw[us]), in the same row-major order. Every function is collective
  * and returns an MPI error code. */
-#ifndef TCOMM_MPI_ALLTOALL_H
-#define TCOMM_MPI_ALLTOALL_H
+#ifndef TCOMM_MPI_ALL_TO_ALL_H
+#define TCOMM_MPI_ALL_TO_ALL_H
 
 #include <mpi.h>
 #include <stddef.h>
@@ -138,4 +138,4 @@ int tcomm_all_to_all_fits_int(const tcomm_all_to_all_plan_t *p);
 size_t tcomm_all_to_all_common_run(const tcomm_all_to_all_plan_t *p);
 #define TCOMM_ALL_TO_ALL_RUN_MIN ((size_t)32 << 10)
 
-#endif /* TCOMM_MPI_ALLTOALL_H */
+#endif /* TCOMM_MPI_ALL_TO_ALL_H */
