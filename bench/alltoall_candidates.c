@@ -15,31 +15,36 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tcomm_mpi_alltoall.h"
+#include "tcomm_mpi_all_to_all.h"
 #include "tcomm_node_call.h"
 
-typedef int (*a2a_fn)(const tcomm_a2a_plan_t *, const void *, void *,
+typedef int (*a2a_fn)(const tcomm_all_to_all_plan_t *, const void *, void *,
                       MPI_Comm);
 
-static int pack_fn(const tcomm_a2a_plan_t *p, const void *in, void *out,
+static int pack_fn(const tcomm_all_to_all_plan_t *p, const void *in, void *out,
                    MPI_Comm comm)
 {
     tcomm_path_t path;
-    return tcomm_a2a_pack(p, in, out, 1, comm, &path);
+    return tcomm_all_to_all_pack(p, in, out, 1, comm, &path);
 }
 
-static int pull_fn(const tcomm_a2a_plan_t *p, const void *in, void *out,
+static int pull_fn(const tcomm_all_to_all_plan_t *p, const void *in, void *out,
                    MPI_Comm comm)
 {
     int done;
-    return tcomm_a2a_pull(p, in, out, comm, TCOMM_NODE_ATTACH, &done);
+    return tcomm_all_to_all_pull(p, in, out, comm, TCOMM_NODE_ATTACH, &done);
 }
 
-static const struct { const char *name; a2a_fn fn; } cand[] = {
-    {"raw_MPI_Alltoall", NULL},   {"(a)_pack_unpack", pack_fn},
-    {"(b)_alltoallw", tcomm_a2a_alltoallw},
-    {"(c)_vector_p2p", tcomm_a2a_vector},
-    {"(d)_rows_p2p", tcomm_a2a_rows}, {"(e)_pull", pull_fn},
+static const struct {
+    const char *name;
+    a2a_fn fn;
+} cand[] = {
+    {"raw_MPI_Alltoall", NULL},
+    {"(a)_pack_unpack", pack_fn},
+    {"(b)_alltoallw", tcomm_all_to_all_alltoallw},
+    {"(c)_vector_p2p", tcomm_all_to_all_vector},
+    {"(d)_rows_p2p", tcomm_all_to_all_rows},
+    {"(e)_pull", pull_fn},
 };
 #define NC ((int)(sizeof cand / sizeof cand[0]))
 
@@ -50,21 +55,21 @@ static int cmp(const void *a, const void *b)
 }
 
 /* The layout of an equal all_to_all of [rows, cols] (as all_to_all.c). */
-static void layout(tcomm_a2a_plan_t *p, size_t rows, size_t cols, int split,
-                   int concat)
+static void layout(tcomm_all_to_all_plan_t *p, size_t rows, size_t cols,
+                   int split, int concat)
 {
     size_t n = (size_t)p->nranks, in[2] = {rows, cols}, out[2] = {rows, cols};
     out[split] /= n;
     out[concat] *= n;
     p->souter = split ? rows : 1;
     p->stotal = split ? cols : rows * cols;
-    tcomm_a2a_plan_cols(p->sw, p->soff, p->nranks, NULL, in[split] / n,
-                        split ? 1 : cols);
+    tcomm_all_to_all_plan_cols(p->sw, p->soff, p->nranks, NULL, in[split] / n,
+                               split ? 1 : cols);
     p->router = concat ? out[0] : 1;
     p->rtotal = concat ? out[1] : out[0] * out[1];
-    tcomm_a2a_plan_cols(p->rw, p->roff, p->nranks, NULL,
-                        split == concat ? in[split] / n : in[concat],
-                        concat ? 1 : out[1]);
+    tcomm_all_to_all_plan_cols(p->rw, p->roff, p->nranks, NULL,
+                               split == concat ? in[split] / n : in[concat],
+                               concat ? 1 : out[1]);
     p->equal = 1;
     p->fits = 1;
 }
@@ -76,7 +81,7 @@ int main(int argc, char **argv)
     size_t rows, bytes;
     float *in, *out, *ref;
     double *t;
-    tcomm_a2a_plan_t p;
+    tcomm_all_to_all_plan_t p;
 
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -88,7 +93,7 @@ int main(int argc, char **argv)
     in = malloc((16u << 20) + 64);
     out = malloc((16u << 20) + 64);
     ref = malloc((16u << 20) + 64);
-    tcomm_a2a_plan_alloc(&p, TCOMM_F32, MPI_COMM_WORLD);
+    tcomm_all_to_all_plan_alloc(&p, TCOMM_F32, MPI_COMM_WORLD);
     if (rank == 0)
         printf("%-18s %5s %9s %10s %7s\n", "# candidate", "split", "bytes",
                "us", "ratio");
@@ -133,7 +138,7 @@ int main(int argc, char **argv)
                        q[c] / q[0]);
         }
     }
-    tcomm_a2a_plan_free(&p);
+    tcomm_all_to_all_plan_free(&p);
     free(in);
     free(out);
     free(ref);

@@ -23,15 +23,18 @@ typedef int (*ag_fn)(const void *, void *, tcomm_dtype_t, size_t,
 typedef int (*rs_fn)(const void *, void *, tcomm_dtype_t, MPI_Op, size_t,
                      size_t, MPI_Comm);
 
-static const struct { const char *name; ag_fn fn; } ag[] = {
+static const struct {
+    const char *name;
+    ag_fn fn;
+} ag[] = {
     {"ag_raw_MPI_Allgather", NULL},
-    {"ag_(a)_tmp_unpack", tcomm_mpi_allgather_dim_tmp},
-    {"ag_(b)_alltoallw", tcomm_mpi_allgather_dim_alltoallw},
-    {"ag_(c)_rows_p2p", tcomm_mpi_allgather_dim_rows},
-    {"ag_(c')_vector_p2p", tcomm_mpi_allgather_dim_vec},
-    {"ag_(d)_pipelined", tcomm_mpi_allgather_dim_pipe},
-    {"ag_(e)_pull", tcomm_mpi_allgather_dim_pull},
-    {"ag_dispatch", tcomm_mpi_allgather_dim},
+    {"ag_(a)_tmp_unpack", tcomm_mpi_all_gather_dim_tmp},
+    {"ag_(b)_alltoallw", tcomm_mpi_all_gather_dim_alltoallw},
+    {"ag_(c)_rows_p2p", tcomm_mpi_all_gather_dim_rows},
+    {"ag_(c')_vector_p2p", tcomm_mpi_all_gather_dim_vec},
+    {"ag_(d)_pipelined", tcomm_mpi_all_gather_dim_pipe},
+    {"ag_(e)_pull", tcomm_mpi_all_gather_dim_pull},
+    {"ag_dispatch", tcomm_mpi_all_gather_dim},
 };
 
 static const struct { const char *name; rs_fn fn; } rs[] = {
@@ -79,8 +82,8 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < n; i++)
             in[i] = (float)(i % 1000) + (float)rank;
         /* validate against (a), once */
-        tcomm_mpi_allgather_dim_tmp(in, ref, TCOMM_F32, rows, seg,
-                                    MPI_COMM_WORLD);
+        tcomm_mpi_all_gather_dim_tmp(in, ref, TCOMM_F32, rows, seg,
+                                     MPI_COMM_WORLD);
         for (int c = 2; c < NAG; c++) {
             memset(out, 0, rows * cols * np * sizeof(float));
             ag[c].fn(in, out, TCOMM_F32, rows, seg, MPI_COMM_WORLD);

@@ -16,8 +16,8 @@
 #include "mpi_reference.h"
 #include "mpi_suite.h"
 #include "tcomm_backend_mpi.h"
-#include "tcomm_pull.h"
 #include "tcomm_mpi.h"
+#include "tcomm_peer_copy.h"
 #include "tcomm_test_hooks.h"
 
 static tcomm_comm_t *comm;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* MPI suite of the small calls completed in the agreement's round
- * (src/frontend/eager.c; src/mpi/node/shm_min.c, or, built as
+ * (src/frontend/eager.c; src/mpi/node/node_segment.c, or, built as
  * test/mpi_eager_net, src/mpi/carry_round.c), 1-4 ranks: every kind
  * it takes (all_to_all_v with its sizes), over every dtype and op,
  * against a reference computed here from every rank's input formula,

@@ -252,10 +252,10 @@ typedef int (*ag_fn)(const void *, void *, tcomm_dtype_t, size_t,
 START_TEST(test_allgather_dim)
 {
     static const ag_fn fns[] = {
-        tcomm_mpi_allgather_dim, tcomm_mpi_allgather_dim_tmp,
-        tcomm_mpi_allgather_dim_alltoallw, tcomm_mpi_allgather_dim_rows,
-        tcomm_mpi_allgather_dim_vec, tcomm_mpi_allgather_dim_pipe,
-        tcomm_mpi_allgather_dim_pull};
+        tcomm_mpi_all_gather_dim,           tcomm_mpi_all_gather_dim_tmp,
+        tcomm_mpi_all_gather_dim_alltoallw, tcomm_mpi_all_gather_dim_rows,
+        tcomm_mpi_all_gather_dim_vec,       tcomm_mpi_all_gather_dim_pipe,
+        tcomm_mpi_all_gather_dim_pull};
     static const struct { tcomm_dtype_t t; size_t outer, base; } cases[] = {
         {TCOMM_F32, 1, 5}, {TCOMM_U8, 3, 2}, {TCOMM_F16, 7, 4},
         {TCOMM_F64, 4, 1}, {TCOMM_F32, 40, 9000}, {TCOMM_I32, 0, 3}};

@@ -20,7 +20,7 @@
 #include "node_map_count.h"
 #include "node_suite.h"
 #include "tcomm_mpi.h"
-#include "tcomm_pull.h"
+#include "tcomm_peer_copy.h"
 #include "tcomm_test_hooks.h"
 #include "trace_count.h"
 

@@ -20,13 +20,13 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "mpi_suite.h"
+#include "node_suite.h"
 #include "tcomm_backend_mpi.h"
 #include "tcomm_mpi.h"
 #include "tcomm_node_gather.h"
-#include "tcomm_pull.h"
-#include "tcomm_shm_min.h"
-#include "mpi_suite.h"
-#include "node_suite.h"
+#include "tcomm_node_segment.h"
+#include "tcomm_peer_copy.h"
 #include "tcomm_test_hooks.h"
 
 #define GUARD 64 /* bytes past the output that must not change */

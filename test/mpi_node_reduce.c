@@ -29,8 +29,8 @@
 #include "tcomm_config.h"
 #include "tcomm_mpi.h"
 #include "tcomm_node_reduce.h"
-#include "tcomm_pull.h"
-#include "tcomm_shm_min.h"
+#include "tcomm_node_segment.h"
+#include "tcomm_peer_copy.h"
 #include "tcomm_test_hooks.h"
 
 #define GUARD 64 /* bytes past an output that must not change */

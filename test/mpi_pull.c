@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* MPI suite of the single-copy pull behind all_gather along dim > 0
- * (src/mpi/node/pull.c), on 1-4 ranks of one node: the dispatch
+ * (src/mpi/node/peer_copy.c), on 1-4 ranks of one node: the dispatch
  * takes it for big inputs exactly when cross-memory attach works here
  * (probed by the test itself), a rank whose reads fail, or that lives in
  * another PID namespace, sends every rank back to MPI messages with a
  * correct result, and the switch of
- * TCOMM_SINGLE_COPY=0 keeps it off. Results are checked element by element; checks are agreed
- * across ranks before ck_assert, so no rank is left waiting. */
+ * TCOMM_SINGLE_COPY=0 keeps it off. Results are checked element by element;
+ * checks are agreed across ranks before ck_assert, so no rank is left waiting.
+ */
 #define _GNU_SOURCE
 #include <check.h>
 #include <mpi.h>
@@ -61,8 +62,8 @@ static int gather_and_check(MPI_Comm comm, size_t rows, size_t base)
     for (size_t i = 0; i < rows * seg[rank]; i++)
         in[i] = (uint32_t)rank << 28 | (uint32_t)i;
     memset(out, 0x5a, rows * total * 4);
-    int bad = tcomm_mpi_allgather_dim(in, out, TCOMM_U32, rows, seg,
-                                      comm) != MPI_SUCCESS;
+    int bad = tcomm_mpi_all_gather_dim(in, out, TCOMM_U32, rows, seg, comm) !=
+              MPI_SUCCESS;
     for (int r = 0; r < np; r++)
         for (size_t o = 0; o < rows; o++)
             for (size_t j = 0; j < seg[r]; j++)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The single-copy pull of all_gather along dim > 0 above
  * TCOMM_STACK_RANKS ranks (run on 130): its per-rank table moves to the
- * heap there instead of the pull switching itself off. tcomm_ag_pull
+ * heap there instead of the pull switching itself off. tcomm_all_gather_pull
  * must take the pull exactly when cross-memory attach works here
  * (probed by the test itself) and then deliver every rank's rows in
  * place; the outcome is agreed across ranks before it is judged. */
@@ -57,11 +57,13 @@ int main(int argc, char **argv)
     for (size_t o = 0; o < OUTER; o++)
         for (int j = 0; j < SEG; j++)
             in[o * SEG + j] = value(rank, o, j);
-    tcomm_ag_plan_t p;
-    int rc = tcomm_ag_plan_init(&p, TCOMM_U32, OUTER, seg, MPI_COMM_WORLD);
+    tcomm_all_gather_plan_t p;
+    int rc =
+        tcomm_all_gather_plan_init(&p, TCOMM_U32, OUTER, seg, MPI_COMM_WORLD);
     if (rc == MPI_SUCCESS) {
-        rc = tcomm_ag_pull(&p, in, out, OUTER, seg, MPI_COMM_WORLD, &done);
-        tcomm_ag_plan_free(&p);
+        rc = tcomm_all_gather_pull(&p, in, out, OUTER, seg, MPI_COMM_WORLD,
+                                   &done);
+        tcomm_all_gather_plan_free(&p);
     }
     for (size_t o = 0; done && o < OUTER; o++)
         for (int r = 0; r < np; r++)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* MPI suite of the shared-memory agreement round (src/mpi/node/shm_min.c) on 1-4
- * ranks of one node: thousands of rounds against MPI_Allreduce(MIN) of
+/* MPI suite of the shared-memory agreement round (src/mpi/node/node_segment.c)
+ * on 1-4 ranks of one node: thousands of rounds against MPI_Allreduce(MIN) of
  * the same values (half of them in the agreement's [s, -s] form, of
  * which only s is published) with ranks arriving in random order, and
  * MPI progress
@@ -13,9 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tcomm_mpi.h"
-#include "tcomm_shm_min.h"
 #include "mpi_suite.h"
+#include "tcomm_mpi.h"
+#include "tcomm_node_segment.h"
 
 static int rank, np;
 

@@ -18,15 +18,15 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "mpi_suite.h"
+#include "node_suite.h"
 #include "tcomm_backend_mpi.h"
 #include "tcomm_config.h"
 #include "tcomm_mpi.h"
 #include "tcomm_mpi_reshape.h"
 #include "tcomm_node_call.h"
+#include "tcomm_node_segment.h"
 #include "tcomm_shm_bcast.h"
-#include "tcomm_shm_min.h"
-#include "mpi_suite.h"
-#include "node_suite.h"
 #include "tcomm_test_hooks.h"
 
 #define GUARD 64 /* bytes past a receiver's message that must not change */

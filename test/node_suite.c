@@ -6,8 +6,8 @@
 #include <unistd.h>
 
 #include "node_suite.h"
-#include "tcomm_pull.h"
-#include "tcomm_shm_min.h"
+#include "tcomm_node_segment.h"
+#include "tcomm_peer_copy.h"
 #include "tcomm_test_hooks.h"
 
 int agree_sum(int mine)

@@ -8,7 +8,7 @@
  * deterministic mode the inputs are gathered and folded in rank order.
  * Gloo reports failures as exceptions: each becomes a status and a
  * sentence here, never an exception across the C boundary. The
- * all_to_all pair and reduce_scatter_v are in backend_gloo_a2a.cc. */
+ * all_to_all pair and reduce_scatter_v are in backend_gloo_all_to_all.cc. */
 #include <sys/stat.h>
 
 #include <cstring>

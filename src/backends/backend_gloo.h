@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The Gloo backend's state and the helpers its two files share
  * (backend_gloo.cc: the seed's collectives and creation;
- * backend_gloo_a2a.cc: the all_to_all pair and reduce_scatter_v). C++,
+ * backend_gloo_all_to_all.cc: the all_to_all pair and reduce_scatter_v). C++,
  * internal, hidden by -fvisibility=hidden. */
 #ifndef TCOMM_BACKEND_GLOO_H
 #define TCOMM_BACKEND_GLOO_H
@@ -53,7 +53,7 @@ tcomm_status_t fold(const gloo_state *st, tcomm_dtype_t d, tcomm_op_t op,
 tcomm_status_t finish(const gloo_state *st, tcomm_dtype_t d, tcomm_op_t op,
                       char *dst, size_t n);
 
-/* The vtable's contract 0.2 slots (backend_gloo_a2a.cc). */
+/* The vtable's contract 0.2 slots (backend_gloo_all_to_all.cc). */
 tcomm_status_t all_to_all(void *s, const tcomm_tensor_t *in, int split_dim,
                           int concat_dim, tcomm_tensor_t *out);
 tcomm_status_t all_to_all_v(void *s, const tcomm_tensor_t *in,

@@ -3,7 +3,7 @@
  * collectives through shared memory. This file holds the world (its
  * barrier and slots), the handles' lifecycle and the agreement channel;
  * the collectives are in src/backends/backend_local_colls.c and
- * backend_local_a2a.c. */
+ * backend_local_all_to_all.c. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

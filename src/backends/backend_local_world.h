@@ -68,7 +68,7 @@ tcomm_status_t tcomm_local_stage_out(tcomm_status_t st, tcomm_tensor_t *out,
                                      local_bufs_t *b);
 
 /* The collectives (src/backends/backend_local_colls.c, and
- * backend_local_a2a.c for the all_to_all pair). */
+ * backend_local_all_to_all.c for the all_to_all pair). */
 tcomm_status_t tcomm_local_all_reduce(void *state, const tcomm_tensor_t *in,
                                       tcomm_op_t op, tcomm_tensor_t *out);
 tcomm_status_t tcomm_local_all_gather(void *state, const tcomm_tensor_t *in,

@@ -7,7 +7,7 @@
  * deterministic mode gather the inputs and fold them in rank order with
  * tcomm's kernels: NCCL's own min/max do not propagate NaN, and its ring
  * does not fold in rank order. AVG is NCCL's sum, then tcomm's divide.
- * The all_to_all pair and reduce_scatter_v are in backend_nccl_a2a.c. */
+ * The all_to_all pair and reduce_scatter_v are in backend_nccl_all_to_all.c. */
 #include <nccl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -154,10 +154,10 @@ static tcomm_status_t nccl_all_gather(void *state, const tcomm_tensor_t *in,
                          done);
         land = tmp;
     }
-    static const char *const ag_path[2][2] = {
+    static const char *const all_gather_path[2][2] = {
         {"nccl_broadcasts", "nccl_broadcasts+unpack"},
         {"nccl_allgather", "nccl_allgather+unpack"}};
-    TCOMM_TRACE_PATH(ag_path[equal][outer > 1]);
+    TCOMM_TRACE_PATH(all_gather_path[equal][outer > 1]);
     ncclDataType_t t = nccl_type(in->dtype);
     if (equal && out->nbytes) {
         NCCL_CHECK_GOTO(ncclAllGather(in->data, land, seg[0] * outer, t,

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The NCCL backend's state and the helpers its two files share
  * (backend_nccl.c: the seed's collectives and bootstrap;
- * backend_nccl_a2a.c: the all_to_all pair and reduce_scatter_v). */
+ * backend_nccl_all_to_all.c: the all_to_all pair and reduce_scatter_v). */
 #ifndef TCOMM_BACKEND_NCCL_H
 #define TCOMM_BACKEND_NCCL_H
 
@@ -80,7 +80,7 @@ tcomm_status_t tcomm_nccl_finish_avg(const nccl_state_t *s,
 tcomm_status_t tcomm_nccl_finish(tcomm_status_t st, tcomm_cuda_ctx_t *ctx,
                                  void *tmp);
 
-/* The vtable's contract 0.2 slots (backend_nccl_a2a.c). */
+/* The vtable's contract 0.2 slots (backend_nccl_all_to_all.c). */
 tcomm_status_t tcomm_nccl_all_to_all(void *state, const tcomm_tensor_t *in,
                                      int split_dim, int concat_dim,
                                      tcomm_tensor_t *out);

@@ -4,7 +4,7 @@
 # create functions of the absent ones (TCOMM_ERR_UNSUPPORTED).
 libtcomm_internal_la_SOURCES += src/backends/backend_identity.c \
 	src/backends/backend_local_world.h src/backends/backend_local.c \
-	src/backends/backend_local_colls.c src/backends/backend_local_a2a.c \
+	src/backends/backend_local_colls.c src/backends/backend_local_all_to_all.c \
 	src/backends/backend_absent.c
 
 include_HEADERS += include/tcomm_gloo.h include/tcomm_nccl.h
@@ -14,7 +14,7 @@ include_HEADERS += include/tcomm_gloo.h include/tcomm_nccl.h
 if TCOMM_HAVE_GLOO
 noinst_LTLIBRARIES += src/backends/libtcomm_gloo.la
 src_backends_libtcomm_gloo_la_SOURCES = src/backends/backend_gloo.cc \
-	src/backends/backend_gloo_a2a.cc src/backends/backend_gloo.h
+	src/backends/backend_gloo_all_to_all.cc src/backends/backend_gloo.h
 src_backends_libtcomm_gloo_la_CPPFLAGS = $(AM_CPPFLAGS) $(GLOO_CPPFLAGS)
 src_backends_libtcomm_gloo_la_CXXFLAGS = -std=gnu++17 -Wall -Wextra \
 	-Wno-unused-parameter -fvisibility=hidden
@@ -35,7 +35,7 @@ endif
 if TCOMM_HAVE_NCCL
 noinst_LTLIBRARIES += src/backends/libtcomm_nccl.la
 src_backends_libtcomm_nccl_la_SOURCES = src/backends/backend_nccl.c \
-	src/backends/backend_nccl_a2a.c src/backends/backend_nccl.h
+	src/backends/backend_nccl_all_to_all.c src/backends/backend_nccl.h
 src_backends_libtcomm_nccl_la_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CPPFLAGS) \
 	$(NCCL_CPPFLAGS)
 src_backends_libtcomm_nccl_la_LIBADD = $(NCCL_LIBS)

@@ -27,7 +27,7 @@ typedef struct tcomm_f_req {
 } tcomm_f_req_t;
 
 /* The C call of a start, made whatever the Fortran checks found. */
-typedef enum { K_REDUCE, K_GATHER, K_SCATTER, K_BCAST, K_A2A } kind_t;
+typedef enum { K_REDUCE, K_GATHER, K_SCATTER, K_BCAST, K_ALL_TO_ALL } kind_t;
 typedef struct {
     kind_t kind;
     int op, dim, dim2, root;
@@ -237,7 +237,7 @@ int tcomm_f_all_to_all_start(tcomm_f_comm_t *fc, CFI_cdesc_t *send,
     *h = NULL;
     if (!fc)
         return tcomm_f_no_comm(fn);
-    args_t a = {.kind = K_A2A, .dim = -1, .dim2 = -1};
+    args_t a = {.kind = K_ALL_TO_ALL, .dim = -1, .dim2 = -1};
     tcomm_f_view_t s, r;
     tcomm_f_req_t *fr;
     int st = open_start(fc, fn, &a, send, recv, &s, &r, &fr);

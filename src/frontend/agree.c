@@ -612,8 +612,8 @@ static tcomm_status_t agree(tcomm_comm_t *comm, const tcomm_call_t *call,
 {
     int n = comm->world_size;
     int gather = call->desc->out == TCOMM_OUT_CONCAT;
-    int a2av = call->desc->out == TCOMM_OUT_ALL_TO_ALL_V;
-    if ((gather || a2av) && !TCOMM_HAS_OP(comm, allgather_bytes) &&
+    int all_to_all_v = call->desc->out == TCOMM_OUT_ALL_TO_ALL_V;
+    if ((gather || all_to_all_v) && !TCOMM_HAS_OP(comm, allgather_bytes) &&
         local == TCOMM_SUCCESS)
         return tcomm_error(TCOMM_ERR_UNSUPPORTED,
                            "%s: backend %s has no allgather_bytes, which "
@@ -623,7 +623,7 @@ static tcomm_status_t agree(tcomm_comm_t *comm, const tcomm_call_t *call,
     if (!tcomm_agrees(comm)) {
         if (local == TCOMM_SUCCESS && call->desc->out == TCOMM_OUT_SPLIT_V)
             return agree_vsizes(comm, call);
-        if (local != TCOMM_SUCCESS || !(gather || a2av))
+        if (local != TCOMM_SUCCESS || !(gather || all_to_all_v))
             return local;
         return gather ? exchange_sizes(comm, call, sizes)
                       : exchange_v(comm, call, sizes, NULL, v);
@@ -667,7 +667,7 @@ static tcomm_status_t agree(tcomm_comm_t *comm, const tcomm_call_t *call,
         if (eager) /* another op: the blocks are gone */
             eager->carried = 0;
         st = exchange_sizes(comm, call, sizes); /* uneven: one more round */
-    } else if (a2av)
+    } else if (all_to_all_v)
         st = exchange_v(comm, call, sizes, eager, v);
 out:
     if (all && all != stack)

@@ -44,12 +44,12 @@ static tcomm_status_t dim_in_range(const tcomm_call_t *c, const char *name,
 
 static tcomm_status_t check_dim(const tcomm_call_t *c, int world_size)
 {
-    int a2a = (c->desc->args & TCOMM_ARG_CONCAT) != 0;
-    const char *name = a2a ? "split_dim" : "dim";
+    int all_to_all = (c->desc->args & TCOMM_ARG_CONCAT) != 0;
+    const char *name = all_to_all ? "split_dim" : "dim";
     TCOMM_TRY(dim_in_range(c, name, c->dim));
-    if (a2a)
+    if (all_to_all)
         TCOMM_TRY(dim_in_range(c, "concat_dim", c->concat_dim));
-    if ((a2a || (c->desc->args & TCOMM_ARG_SIZES)) && c->in->ndim == 0)
+    if ((all_to_all || (c->desc->args & TCOMM_ARG_SIZES)) && c->in->ndim == 0)
         return tcomm_error(TCOMM_ERR_SHAPE,
                            "%s: the input is 0-dimensional but %s splits it "
                            "along a dim (make it a tensor of shape [1])",

@@ -97,9 +97,9 @@ static tcomm_status_t reshape_run(tcomm_mpi_state_t *st,
 {
     layout_t l;
     TCOMM_TRY(layout(st, a, &l));
-    return done_with(&l, tcomm_mpi_allgather_dim(a->in->data, a->out->data,
-                                                 a->in->dtype, l.outer, l.seg,
-                                                 st->comm));
+    return done_with(&l, tcomm_mpi_all_gather_dim(a->in->data, a->out->data,
+                                                  a->in->dtype, l.outer, l.seg,
+                                                  st->comm));
 }
 
 static const tcomm_mpi_algo_t algos[] = {

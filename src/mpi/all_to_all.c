@@ -3,13 +3,13 @@
  * are tried (src/mpi/algo_select.c chooses; TCOMM_TUNE may put one
  * first). The byte ranges count the input's bytes: an equal call, so
  * every rank has the same shapes and every answer below is the same on
- * every rank. The call is blocks of rows (tcomm_mpi_alltoall.h); a
+ * every rank. The call is blocks of rows (tcomm_mpi_all_to_all.h); a
  * side's blocks are strided where a size > 1 comes before its dim. */
 #include <stdint.h>
 
 #include "tcomm_backend_mpi.h"
 #include "tcomm_mpi_algo.h"
-#include "tcomm_mpi_alltoall.h"
+#include "tcomm_mpi_all_to_all.h"
 #include "tcomm_mpi_kernels.h"
 #include "tcomm_node_call.h"
 
@@ -39,18 +39,19 @@ static int flat(const tcomm_mpi_state_t *st, const tcomm_coll_args_t *a)
            in->numel <= tcomm_mpi_count_limit();
 }
 
-/* The plan of the call, its arrays allocated (free: tcomm_a2a_plan_free). */
+/* The plan of the call, its arrays allocated (free:
+ * tcomm_all_to_all_plan_free). */
 static int plan(tcomm_mpi_state_t *st, const tcomm_coll_args_t *a,
-                tcomm_a2a_plan_t *p)
+                tcomm_all_to_all_plan_t *p)
 {
     const tcomm_tensor_t *in = a->in;
-    int rc = tcomm_a2a_plan_alloc(p, in->dtype, st->comm);
+    int rc = tcomm_all_to_all_plan_alloc(p, in->dtype, st->comm);
     if (rc != MPI_SUCCESS)
         return rc;
     size_t c = in->shape[a->dim] / (size_t)st->size;
-    tcomm_a2a_plan_sides(p, in, a->dim, NULL, c, a->out, a->concat_dim, NULL,
-                         a->dim == a->concat_dim ? c
-                                                 : in->shape[a->concat_dim]);
+    tcomm_all_to_all_plan_sides(
+        p, in, a->dim, NULL, c, a->out, a->concat_dim, NULL,
+        a->dim == a->concat_dim ? c : in->shape[a->concat_dim]);
     p->equal = 1;
     p->fits = in->numel <= tcomm_mpi_count_limit();
     p->st = st;
@@ -59,14 +60,17 @@ static int plan(tcomm_mpi_state_t *st, const tcomm_coll_args_t *a,
 
 /* The plan's first blocks only, for the rows' applies (no allocation). */
 static void first_blocks(const tcomm_mpi_state_t *st,
-                         const tcomm_coll_args_t *a, tcomm_a2a_plan_t *p,
+                         const tcomm_coll_args_t *a, tcomm_all_to_all_plan_t *p,
                          size_t *sw, size_t *rw)
 {
     const tcomm_tensor_t *in = a->in;
     size_t c = in->shape[a->dim] / (size_t)st->size, inner;
-    *p = (tcomm_a2a_plan_t){.nranks = st->size, .rank = st->rank,
-                            .dtype = in->dtype, .equal = 1, .sw = sw,
-                            .rw = rw};
+    *p = (tcomm_all_to_all_plan_t){.nranks = st->size,
+                                   .rank = st->rank,
+                                   .dtype = in->dtype,
+                                   .equal = 1,
+                                   .sw = sw,
+                                   .rw = rw};
     p->es = tcomm_dtype_size(in->dtype);
     p->fits = in->numel <= tcomm_mpi_count_limit();
     tcomm_dim_split(in, a->dim, &p->souter, &inner);
@@ -82,12 +86,13 @@ static void first_blocks(const tcomm_mpi_state_t *st,
 static int strided_fits(const tcomm_mpi_state_t *st,
                         const tcomm_coll_args_t *a, int *two, size_t *run)
 {
-    tcomm_a2a_plan_t p;
+    tcomm_all_to_all_plan_t p;
     size_t sw, rw;
     first_blocks(st, a, &p, &sw, &rw);
     *two = p.souter > 1 && p.router > 1;
-    *run = tcomm_a2a_common_run(&p) * p.es;
-    return (p.souter > 1 || p.router > 1) && p.fits && tcomm_a2a_fits_int(&p);
+    *run = tcomm_all_to_all_common_run(&p) * p.es;
+    return (p.souter > 1 || p.router > 1) && p.fits &&
+           tcomm_all_to_all_fits_int(&p);
 }
 
 static int vector_applies(const tcomm_mpi_state_t *st,
@@ -103,7 +108,7 @@ static int rows_applies(const tcomm_mpi_state_t *st,
 {
     int two;
     size_t run;
-    return strided_fits(st, a, &two, &run) && run >= TCOMM_A2A_RUN_MIN;
+    return strided_fits(st, a, &two, &run) && run >= TCOMM_ALL_TO_ALL_RUN_MIN;
 }
 
 static int alltoallw_applies(const tcomm_mpi_state_t *st,
@@ -117,9 +122,9 @@ static int alltoallw_applies(const tcomm_mpi_state_t *st,
 /* The single copies on one node (src/mpi/node/all_to_all_copies.c): for
  * contiguous blocks the mapped tier only, through the node segment,
  * since by cross-memory attach it was no faster than MPI_Alltoall, which
- * makes the same copies; for strided blocks (within the int counts) from the sizes of
- * TCOMM_A2A_PULL_MIN by attach, or the mapped tier where the node's
- * code says so. Where a rank could not copy, every rank goes on to the
+ * makes the same copies; for strided blocks (within the int counts) from the
+ * sizes of TCOMM_ALL_TO_ALL_PULL_MIN by attach, or the mapped tier where the
+ * node's code says so. Where a rank could not copy, every rank goes on to the
  * next row, which rewrites out whole. */
 static tcomm_status_t pull_run(tcomm_mpi_state_t *st,
                                const tcomm_coll_args_t *a)
@@ -130,15 +135,15 @@ static tcomm_status_t pull_run(tcomm_mpi_state_t *st,
         return TCOMM_MPI_NOT_APPLIED;
     if (!is_flat && !strided_fits(st, a, &two, &run))
         return TCOMM_MPI_NOT_APPLIED;
-    tcomm_a2a_plan_t p;
+    tcomm_all_to_all_plan_t p;
     if ((rc = plan(st, a, &p)) != MPI_SUCCESS)
         return status(rc);
-    tier = tcomm_a2a_pull_tier(&p, is_flat ? SIZE_MAX
-                                           : TCOMM_A2A_PULL_MIN(two));
+    tier = tcomm_all_to_all_pull_tier(
+        &p, is_flat ? SIZE_MAX : TCOMM_ALL_TO_ALL_PULL_MIN(two));
     if (is_flat ? tier == TCOMM_NODE_MAPPED : tier != TCOMM_NODE_MPI)
-        rc = tcomm_a2a_pull(&p, a->in->data, a->out->data, st->comm, tier,
-                            &done);
-    tcomm_a2a_plan_free(&p);
+        rc = tcomm_all_to_all_pull(&p, a->in->data, a->out->data, st->comm,
+                                   tier, &done);
+    tcomm_all_to_all_plan_free(&p);
     return rc == MPI_SUCCESS && !done ? TCOMM_MPI_NOT_APPLIED : status(rc);
 }
 
@@ -157,44 +162,44 @@ static tcomm_status_t alltoall_run(tcomm_mpi_state_t *st,
 /* (b)-(d) of all_to_all_strided.c on the call's plan. */
 static tcomm_status_t strided_run(tcomm_mpi_state_t *st,
                                   const tcomm_coll_args_t *a,
-                                  int (*fn)(const tcomm_a2a_plan_t *,
+                                  int (*fn)(const tcomm_all_to_all_plan_t *,
                                             const void *, void *, MPI_Comm))
 {
-    tcomm_a2a_plan_t p;
+    tcomm_all_to_all_plan_t p;
     int rc = plan(st, a, &p);
     if (rc == MPI_SUCCESS)
         rc = fn(&p, a->in->data, a->out->data, st->comm);
-    tcomm_a2a_plan_free(&p);
+    tcomm_all_to_all_plan_free(&p);
     return status(rc);
 }
 
 static tcomm_status_t vector_run(tcomm_mpi_state_t *st,
                                  const tcomm_coll_args_t *a)
 {
-    return strided_run(st, a, tcomm_a2a_vector);
+    return strided_run(st, a, tcomm_all_to_all_vector);
 }
 
 static tcomm_status_t rows_run(tcomm_mpi_state_t *st,
                                const tcomm_coll_args_t *a)
 {
-    return strided_run(st, a, tcomm_a2a_rows);
+    return strided_run(st, a, tcomm_all_to_all_rows);
 }
 
 static tcomm_status_t alltoallw_run(tcomm_mpi_state_t *st,
                                     const tcomm_coll_args_t *a)
 {
-    return strided_run(st, a, tcomm_a2a_alltoallw);
+    return strided_run(st, a, tcomm_all_to_all_alltoallw);
 }
 
-int tcomm_a2a_pack_noted(struct tcomm_mpi_state *st,
-                         const struct tcomm_mpi_coll_table *t,
-                         tcomm_a2a_plan_t *p, const void *in, void *out,
-                         int any_tmp)
+int tcomm_all_to_all_pack_noted(struct tcomm_mpi_state *st,
+                                const struct tcomm_mpi_coll_table *t,
+                                tcomm_all_to_all_plan_t *p, const void *in,
+                                void *out, int any_tmp)
 {
     tcomm_path_t path =
         p->equal ? TCOMM_PATH_MPI_ALLTOALL : TCOMM_PATH_MPI_ALLTOALLV;
-    int rc = tcomm_a2a_pack(p, in, out, any_tmp, st->comm, &path);
-    tcomm_a2a_plan_free(p);
+    int rc = tcomm_all_to_all_pack(p, in, out, any_tmp, st->comm, &path);
+    tcomm_all_to_all_plan_free(p);
     tcomm_mpi_algo_note(st, t, path, path_what(path));
     return rc;
 }
@@ -205,12 +210,12 @@ int tcomm_a2a_pack_noted(struct tcomm_mpi_state *st,
 static tcomm_status_t pack_run(tcomm_mpi_state_t *st,
                                const tcomm_coll_args_t *a)
 {
-    tcomm_a2a_plan_t p;
+    tcomm_all_to_all_plan_t p;
     int rc = plan(st, a, &p);
     if (rc == MPI_SUCCESS)
-        rc = tcomm_a2a_pack_noted(st, &tcomm_mpi_all_to_all_table, &p,
-                                  a->in->data, a->out->data,
-                                  p.souter > 1 || p.router > 1);
+        rc = tcomm_all_to_all_pack_noted(st, &tcomm_mpi_all_to_all_table, &p,
+                                         a->in->data, a->out->data,
+                                         p.souter > 1 || p.router > 1);
     return status(rc);
 }
 
@@ -251,16 +256,16 @@ static tcomm_status_t pack_run(tcomm_mpi_state_t *st,
  * is the single copy with the strides in its scatter lists; it has ~4 us
  * of fixed cost (two small MPI calls) and ~0.3 us per remote row, so it
  * goes first from 64 KiB with one strided side and from 1 MiB with two
- * (TCOMM_A2A_PULL_MIN).
+ * (TCOMM_ALL_TO_ALL_PULL_MIN).
  * Below, and where it cannot run (not one node, no ptrace rights): the
  * temporary under 16 KiB (a few memcpy of little data beat any
  * datatype), per-peer vector messages under 256 KiB, then per-run
- * messages where a run has 32 KiB or more (TCOMM_A2A_RUN_MIN), else
- * MPI_Alltoallw with two strided sides and the temporary with one. The temporary is kept off
- * two strided sides above 16 KiB: its buffer is twice the tensor, and
- * above glibc's 32 MiB mmap ceiling it comes fresh from mmap on every
- * call, its page faults costing 10x at 16 MiB. Every term is the same
- * on every rank of an equal call. */
+ * messages where a run has 32 KiB or more (TCOMM_ALL_TO_ALL_RUN_MIN), else
+ * MPI_Alltoallw with two strided sides and the temporary with one. The
+ * temporary is kept off two strided sides above 16 KiB: its buffer is twice the
+ * tensor, and above glibc's 32 MiB mmap ceiling it comes fresh from mmap on
+ * every call, its page faults costing 10x at 16 MiB. Every term is the same on
+ * every rank of an equal call. */
 static const tcomm_mpi_algo_t algos[] = {
     {TCOMM_PATH_MPI_ALLTOALL_PULL, "single copies on one node",
      TCOMM_NODE_MAPPED_MIN, TCOMM_MPI_ANY_SIZE, NULL, pull_run},

@@ -14,15 +14,15 @@
 #include <string.h>
 
 #include "tcomm_host_kernels.h"
-#include "tcomm_mpi_alltoall.h"
+#include "tcomm_mpi_all_to_all.h"
 #include "tcomm_mpi_kernels.h"
 
-#define TCOMM_A2A_TAG 0x7a2a
+#define TCOMM_ALL_TO_ALL_TAG 0x7a2a
 /* Requests per window of pieces (each side), on the stack. */
 #define PIECE_WINDOW 256
 
-int tcomm_a2a_plan_alloc(tcomm_a2a_plan_t *p, tcomm_dtype_t dtype,
-                         MPI_Comm comm)
+int tcomm_all_to_all_plan_alloc(tcomm_all_to_all_plan_t *p, tcomm_dtype_t dtype,
+                                MPI_Comm comm)
 {
     int rc;
     size_t *mem = p->stack;
@@ -45,14 +45,14 @@ int tcomm_a2a_plan_alloc(tcomm_a2a_plan_t *p, tcomm_dtype_t dtype,
     return MPI_SUCCESS;
 }
 
-void tcomm_a2a_plan_free(tcomm_a2a_plan_t *p)
+void tcomm_all_to_all_plan_free(tcomm_all_to_all_plan_t *p)
 {
     if (p->sw != p->stack)
         free(p->sw);
 }
 
-void tcomm_a2a_plan_cols(size_t *w, size_t *off, int n, const size_t *sizes,
-                         size_t each, size_t inner)
+void tcomm_all_to_all_plan_cols(size_t *w, size_t *off, int n,
+                                const size_t *sizes, size_t each, size_t inner)
 {
     size_t o = 0;
     for (int r = 0; r < n; r++) {
@@ -62,18 +62,21 @@ void tcomm_a2a_plan_cols(size_t *w, size_t *off, int n, const size_t *sizes,
     }
 }
 
-void tcomm_a2a_plan_sides(tcomm_a2a_plan_t *p, const tcomm_tensor_t *in,
-                          int split, const size_t *send_sizes, size_t each_s,
-                          const tcomm_tensor_t *out, int concat,
-                          const size_t *recv_sizes, size_t each_r)
+void tcomm_all_to_all_plan_sides(tcomm_all_to_all_plan_t *p,
+                                 const tcomm_tensor_t *in, int split,
+                                 const size_t *send_sizes, size_t each_s,
+                                 const tcomm_tensor_t *out, int concat,
+                                 const size_t *recv_sizes, size_t each_r)
 {
     size_t inner;
     tcomm_dim_split(in, split, &p->souter, &inner);
     p->stotal = in->shape[split] * inner;
-    tcomm_a2a_plan_cols(p->sw, p->soff, p->nranks, send_sizes, each_s, inner);
+    tcomm_all_to_all_plan_cols(p->sw, p->soff, p->nranks, send_sizes, each_s,
+                               inner);
     tcomm_dim_split(out, concat, &p->router, &inner);
     p->rtotal = out->shape[concat] * inner;
-    tcomm_a2a_plan_cols(p->rw, p->roff, p->nranks, recv_sizes, each_r, inner);
+    tcomm_all_to_all_plan_cols(p->rw, p->roff, p->nranks, recv_sizes, each_r,
+                               inner);
 }
 
 /* The pieces: every count and displacement is a size_t. */
@@ -100,7 +103,7 @@ static int flat_pieces(const char *sbuf, const size_t *scnt,
             for (int i = 0; i < PIECE_WINDOW && ro < rcnt[from]; i++) {
                 size_t c = rcnt[from] - ro < lim ? rcnt[from] - ro : lim;
                 rc = MPI_Irecv(rbuf + (rdsp[from] + ro) * es, (int)c, type,
-                               from, TCOMM_A2A_TAG, comm, &req[nr++]);
+                               from, TCOMM_ALL_TO_ALL_TAG, comm, &req[nr++]);
                 ro += c;
                 if (rc != MPI_SUCCESS)
                     return rc;
@@ -108,7 +111,7 @@ static int flat_pieces(const char *sbuf, const size_t *scnt,
             for (int i = 0; i < PIECE_WINDOW && so < scnt[to]; i++) {
                 size_t c = scnt[to] - so < lim ? scnt[to] - so : lim;
                 rc = MPI_Isend(sbuf + (sdsp[to] + so) * es, (int)c, type, to,
-                               TCOMM_A2A_TAG, comm, &req[nr++]);
+                               TCOMM_ALL_TO_ALL_TAG, comm, &req[nr++]);
                 so += c;
                 if (rc != MPI_SUCCESS)
                     return rc;
@@ -144,10 +147,11 @@ static int alltoallv_int(const void *sbuf, const size_t *scnt,
     return rc;
 }
 
-int tcomm_a2a_flat(const void *sbuf, const size_t *scnt, const size_t *sdsp,
-                   void *rbuf, const size_t *rcnt, const size_t *rdsp,
-                   int equal, int fits, tcomm_dtype_t dtype, MPI_Comm comm,
-                   tcomm_path_t *path)
+int tcomm_all_to_all_flat(const void *sbuf, const size_t *scnt,
+                          const size_t *sdsp, void *rbuf, const size_t *rcnt,
+                          const size_t *rdsp, int equal, int fits,
+                          tcomm_dtype_t dtype, MPI_Comm comm,
+                          tcomm_path_t *path)
 {
     MPI_Datatype type = tcomm_mpi_datatype(dtype);
     size_t lim = tcomm_mpi_count_limit(), es = tcomm_dtype_size(dtype);
@@ -172,8 +176,9 @@ int tcomm_a2a_flat(const void *sbuf, const size_t *scnt, const size_t *sdsp,
                        comm);
 }
 
-int tcomm_a2a_pack(const tcomm_a2a_plan_t *p, const void *in, void *out,
-                   int any_tmp, MPI_Comm comm, tcomm_path_t *path)
+int tcomm_all_to_all_pack(const tcomm_all_to_all_plan_t *p, const void *in,
+                          void *out, int any_tmp, MPI_Comm comm,
+                          tcomm_path_t *path)
 {
     int n = p->nranks, rc = MPI_SUCCESS, ok, all = 1;
     int pack = p->souter > 1, unpack = p->router > 1;
@@ -206,9 +211,9 @@ int tcomm_a2a_pack(const tcomm_a2a_plan_t *p, const void *in, void *out,
         }
         if (pack)
             tcomm_host_split_pack(in, stmp, es, p->souter, n, p->sw);
-        rc = tcomm_a2a_flat(pack ? stmp : in, scnt, sdsp,
-                            unpack ? rtmp : out, rcnt, rdsp, p->equal,
-                            p->fits, p->dtype, comm, path);
+        rc = tcomm_all_to_all_flat(pack ? stmp : in, scnt, sdsp,
+                                   unpack ? rtmp : out, rcnt, rdsp, p->equal,
+                                   p->fits, p->dtype, comm, path);
         if (rc == MPI_SUCCESS && unpack)
             tcomm_host_gather_unpack(rtmp, out, es, p->router, n, p->rw);
         *path = tcomm_path_packed(*path, pack, unpack);

@@ -11,15 +11,15 @@
 #include <limits.h>
 #include <string.h>
 
-#include "tcomm_mpi_alltoall.h"
+#include "tcomm_mpi_all_to_all.h"
 #include "tcomm_mpi_kernels.h"
 #include "tcomm_node_call.h"
 
-#define TCOMM_A2A_ROWS_TAG 0x7a2b
+#define TCOMM_ALL_TO_ALL_ROWS_TAG 0x7a2b
 /* Requests per window of rows: 8 KiB of MPI_Request on the stack. */
 #define ROWS_WINDOW 1024
 
-int tcomm_a2a_fits_int(const tcomm_a2a_plan_t *p)
+int tcomm_all_to_all_fits_int(const tcomm_all_to_all_plan_t *p)
 {
     size_t lim = tcomm_mpi_count_limit();
     return p->souter <= lim && p->router <= lim && p->stotal <= lim &&
@@ -62,7 +62,7 @@ static void free_types(MPI_Datatype *t, int n, MPI_Datatype base)
 }
 
 /* Both sides' types: st[j] for the block to j, rt[r] from r. */
-static int make_types(const tcomm_a2a_plan_t *p, MPI_Datatype base,
+static int make_types(const tcomm_all_to_all_plan_t *p, MPI_Datatype base,
                       int *sc, MPI_Datatype *st, int *rc_, MPI_Datatype *rt)
 {
     int rc = MPI_SUCCESS, n = p->nranks;
@@ -81,8 +81,8 @@ static int make_types(const tcomm_a2a_plan_t *p, MPI_Datatype base,
     return rc;
 }
 
-int tcomm_a2a_alltoallw(const tcomm_a2a_plan_t *p, const void *in,
-                        void *out, MPI_Comm comm)
+int tcomm_all_to_all_alltoallw(const tcomm_all_to_all_plan_t *p, const void *in,
+                               void *out, MPI_Comm comm)
 {
     MPI_Datatype base = tcomm_mpi_datatype(p->dtype);
     MPI_Datatype st[TCOMM_STACK_RANKS], rt[TCOMM_STACK_RANKS];
@@ -90,7 +90,7 @@ int tcomm_a2a_alltoallw(const tcomm_a2a_plan_t *p, const void *in,
     int rcn[TCOMM_STACK_RANKS], rd[TCOMM_STACK_RANKS], rc, n = p->nranks;
 
     if (n > TCOMM_STACK_RANKS)
-        return MPI_ERR_COUNT; /* the caller checked tcomm_a2a_fits_int */
+        return MPI_ERR_COUNT; /* the caller checked tcomm_all_to_all_fits_int */
     if ((rc = make_types(p, base, sc, st, rcn, rt)) != MPI_SUCCESS)
         return rc;
     for (int r = 0; r < n; r++) {
@@ -103,8 +103,8 @@ int tcomm_a2a_alltoallw(const tcomm_a2a_plan_t *p, const void *in,
     return rc;
 }
 
-int tcomm_a2a_vector(const tcomm_a2a_plan_t *p, const void *in, void *out,
-                     MPI_Comm comm)
+int tcomm_all_to_all_vector(const tcomm_all_to_all_plan_t *p, const void *in,
+                            void *out, MPI_Comm comm)
 {
     MPI_Datatype base = tcomm_mpi_datatype(p->dtype);
     MPI_Datatype st[TCOMM_STACK_RANKS], rt[TCOMM_STACK_RANKS];
@@ -122,13 +122,13 @@ int tcomm_a2a_vector(const tcomm_a2a_plan_t *p, const void *in, void *out,
         int r = (p->rank + n - k) % n;
         if (rcn[r])
             rc = MPI_Irecv((char *)out + p->roff[r] * es, rcn[r], rt[r], r,
-                           TCOMM_A2A_ROWS_TAG, comm, &req[nr++]);
+                           TCOMM_ALL_TO_ALL_ROWS_TAG, comm, &req[nr++]);
     }
     for (int k = 0; k < n && rc == MPI_SUCCESS; k++) {
         int r = (p->rank + k) % n;
         if (sc[r])
-            rc = MPI_Isend((const char *)in + p->soff[r] * es, sc[r], st[r],
-                           r, TCOMM_A2A_ROWS_TAG, comm, &req[nr++]);
+            rc = MPI_Isend((const char *)in + p->soff[r] * es, sc[r], st[r], r,
+                           TCOMM_ALL_TO_ALL_ROWS_TAG, comm, &req[nr++]);
     }
     if (rc == MPI_SUCCESS)
         rc = tcomm_mpi_waitall((size_t)nr, req);
@@ -149,7 +149,7 @@ static size_t gcd(size_t a, size_t b)
     return a;
 }
 
-size_t tcomm_a2a_common_run(const tcomm_a2a_plan_t *p)
+size_t tcomm_all_to_all_common_run(const tcomm_all_to_all_plan_t *p)
 {
     size_t e = p->souter * p->sw[0];
     size_t s = p->souter == 1 ? e : p->sw[0];
@@ -163,8 +163,8 @@ static size_t at(size_t i, size_t w, size_t off, size_t total)
     return (i / w) * total + off + i % w;
 }
 
-int tcomm_a2a_rows(const tcomm_a2a_plan_t *p, const void *in, void *out,
-                   MPI_Comm comm)
+int tcomm_all_to_all_rows(const tcomm_all_to_all_plan_t *p, const void *in,
+                          void *out, MPI_Comm comm)
 {
     MPI_Datatype base = tcomm_mpi_datatype(p->dtype);
     MPI_Request req[ROWS_WINDOW];
@@ -173,7 +173,7 @@ int tcomm_a2a_rows(const tcomm_a2a_plan_t *p, const void *in, void *out,
 
     if (e == 0)
         return MPI_SUCCESS;
-    g = tcomm_a2a_common_run(p);
+    g = tcomm_all_to_all_common_run(p);
     m = e / g;
     /* a window of runs of every peer at once: each window's messages
      * all match within the peers' same window */
@@ -184,18 +184,19 @@ int tcomm_a2a_rows(const tcomm_a2a_plan_t *p, const void *in, void *out,
         for (int k = 1; k < n && rc == MPI_SUCCESS; k++) {
             int r = (p->rank + n - k) % n;
             for (size_t i = i0; i < i1 && rc == MPI_SUCCESS; i++)
-                rc = MPI_Irecv((char *)out + at(i * g, p->rw[r], p->roff[r],
-                                                p->rtotal) * es,
-                               (int)g, base, r, TCOMM_A2A_ROWS_TAG, comm,
+                rc = MPI_Irecv((char *)out +
+                                   at(i * g, p->rw[r], p->roff[r], p->rtotal) *
+                                       es,
+                               (int)g, base, r, TCOMM_ALL_TO_ALL_ROWS_TAG, comm,
                                &req[nr++]);
         }
         for (int k = 1; k < n && rc == MPI_SUCCESS; k++) {
             int r = (p->rank + k) % n;
             for (size_t i = i0; i < i1 && rc == MPI_SUCCESS; i++)
-                rc = MPI_Isend((const char *)in + at(i * g, p->sw[r],
-                                                     p->soff[r], p->stotal) *
-                                                      es,
-                               (int)g, base, r, TCOMM_A2A_ROWS_TAG, comm,
+                rc = MPI_Isend((const char *)in +
+                                   at(i * g, p->sw[r], p->soff[r], p->stotal) *
+                                       es,
+                               (int)g, base, r, TCOMM_ALL_TO_ALL_ROWS_TAG, comm,
                                &req[nr++]);
         }
         for (size_t i = i0; i < i1; i++) /* our own block */

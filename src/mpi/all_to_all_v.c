@@ -12,7 +12,7 @@
 
 #include "tcomm_backend_mpi.h"
 #include "tcomm_mpi_algo.h"
-#include "tcomm_mpi_alltoall.h"
+#include "tcomm_mpi_all_to_all.h"
 #include "tcomm_mpi_kernels.h"
 #include "tcomm_node_call.h"
 
@@ -26,8 +26,8 @@ static size_t mean_bytes(const tcomm_mpi_state_t *st,
 {
     if (!a->size_table)
         return 0;
-    return tcomm_a2a_v_mean_bytes(a->in, a->dim, a->concat_dim,
-                                  a->size_table, st->size);
+    return tcomm_all_to_all_v_mean_bytes(a->in, a->dim, a->concat_dim,
+                                         a->size_table, st->size);
 }
 
 /* The transpose mode: every rank's layout from the sizes every rank has
@@ -82,15 +82,15 @@ static void global(const tcomm_mpi_state_t *st, const tcomm_coll_args_t *a,
     *fits = inner == 0 || extent <= lim / inner;
 }
 
-/* This rank's plan of the call (free: tcomm_a2a_plan_free). */
+/* This rank's plan of the call (free: tcomm_all_to_all_plan_free). */
 static int plan(tcomm_mpi_state_t *st, const tcomm_coll_args_t *a,
-                tcomm_a2a_plan_t *p, int *any_strided)
+                tcomm_all_to_all_plan_t *p, int *any_strided)
 {
-    int rc = tcomm_a2a_plan_alloc(p, a->in->dtype, st->comm);
+    int rc = tcomm_all_to_all_plan_alloc(p, a->in->dtype, st->comm);
     if (rc != MPI_SUCCESS)
         return rc;
-    tcomm_a2a_plan_sides(p, a->in, a->dim, a->send_sizes, 0, a->out,
-                         a->concat_dim, a->recv_sizes, 0);
+    tcomm_all_to_all_plan_sides(p, a->in, a->dim, a->send_sizes, 0, a->out,
+                                a->concat_dim, a->recv_sizes, 0);
     p->equal = 0;
     p->st = st;
     global(st, a, any_strided, &p->fits);
@@ -105,17 +105,17 @@ static int pull_applies(const tcomm_mpi_state_t *st,
 
 /* Single copies on one node (src/mpi/node/all_to_all_v_copies.c): by
  * memcpy where every peer's buffer is mapped, by cross-memory attach from
- * TCOMM_A2A_PULL_MIN for strided blocks (the node code's tiers). Where a
+ * TCOMM_ALL_TO_ALL_PULL_MIN for strided blocks (the node code's tiers). Where a
  * rank could not copy, every rank goes on to the next row. */
 static tcomm_status_t pull_run(tcomm_mpi_state_t *st,
                                const tcomm_coll_args_t *a)
 {
-    tcomm_a2a_plan_t p;
+    tcomm_all_to_all_plan_t p;
     int any_strided, done = 0, rc = plan(st, a, &p, &any_strided);
     if (rc == MPI_SUCCESS)
-        rc = tcomm_a2a_v_pull(&p, a->in, a->dim, a->concat_dim,
-                              a->size_table, a->out, &done);
-    tcomm_a2a_plan_free(&p);
+        rc = tcomm_all_to_all_v_pull(&p, a->in, a->dim, a->concat_dim,
+                                     a->size_table, a->out, &done);
+    tcomm_all_to_all_plan_free(&p);
     return rc == MPI_SUCCESS && !done ? TCOMM_MPI_NOT_APPLIED : status(rc);
 }
 
@@ -134,11 +134,12 @@ static int contiguous(const tcomm_mpi_state_t *st, const tcomm_coll_args_t *a)
 static tcomm_status_t pack_run(tcomm_mpi_state_t *st,
                                const tcomm_coll_args_t *a)
 {
-    tcomm_a2a_plan_t p;
+    tcomm_all_to_all_plan_t p;
     int any_strided, rc = plan(st, a, &p, &any_strided);
     if (rc == MPI_SUCCESS)
-        rc = tcomm_a2a_pack_noted(st, &tcomm_mpi_all_to_all_v_table, &p,
-                                  a->in->data, a->out->data, any_strided);
+        rc =
+            tcomm_all_to_all_pack_noted(st, &tcomm_mpi_all_to_all_v_table, &p,
+                                        a->in->data, a->out->data, any_strided);
     return status(rc);
 }
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The agreement's round where no node-wide segment exists (ranks on
  * several nodes), carrying small inputs as the shared-memory round does
- * on one node (src/mpi/node/shm_min.c; the front end completes a call
+ * on one node (src/mpi/node/node_segment.c; the front end completes a call
  * whose inputs all came: src/frontend/eager.c).
  *
  * Why: across nodes a checked call otherwise costs two trips over the

@@ -5,9 +5,9 @@
 # tensors and one node's shared memory.
 libtcomm_internal_la_SOURCES += \
 	src/mpi/tcomm_backend_mpi.h src/mpi/tcomm_timeout.h \
-	src/mpi/tcomm_mpi_reshape.h src/mpi/tcomm_mpi_alltoall.h \
+	src/mpi/tcomm_mpi_reshape.h src/mpi/tcomm_mpi_all_to_all.h \
 	src/mpi/backend_mpi.c src/mpi/ordered.c \
-	src/mpi/allgather_dim.c src/mpi/reduce_scatter_dim.c \
+	src/mpi/all_gather_dim.c src/mpi/reduce_scatter_dim.c \
 	src/mpi/all_to_all_exchange.c src/mpi/all_to_all_strided.c \
 	src/mpi/timeout.c src/mpi/timeout_hosts.c src/mpi/cuda_aware_probe.c \
 	src/mpi/finalize_hook.c src/mpi/launcher.c \

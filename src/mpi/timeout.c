@@ -31,7 +31,7 @@
 #include <sys/mman.h>
 
 #include "tcomm_backend_mpi.h"
-#include "tcomm_node_shm.h"
+#include "tcomm_node_shm_map.h"
 #include "tcomm_timeout.h"
 
 #define SPINS_PER_CHECK 64

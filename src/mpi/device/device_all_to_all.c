@@ -45,11 +45,11 @@ static void blocks(int n, const size_t *sizes, size_t outer, size_t inner,
 /* The uneven all_to_all (both modes; equal chunks as a special case):
  * block j of send_sizes[j] along split_dim to rank j; the block from rank
  * r has recv_sizes[r] along concat_dim in out's shape otherwise. */
-static tcomm_status_t a2a(tcomm_mpi_state_t *st, const tcomm_tensor_t *in,
-                          int split_dim, const size_t *send_sizes,
-                          int concat_dim, const size_t *recv_sizes,
-                          tcomm_tensor_t *out, tcomm_coll_kind_t coll,
-                          const char *name)
+static tcomm_status_t
+all_to_all_uneven(tcomm_mpi_state_t *st, const tcomm_tensor_t *in,
+                  int split_dim, const size_t *send_sizes, int concat_dim,
+                  const size_t *recv_sizes, tcomm_tensor_t *out,
+                  tcomm_coll_kind_t coll, const char *name)
 {
     tcomm_dev_t d;
     int n = st->size;
@@ -110,8 +110,9 @@ tcomm_status_t tcomm_device_all_to_all(tcomm_mpi_state_t *st,
         ss[r] = c;
         rs[r] = split_dim == concat_dim ? c : in->shape[concat_dim];
     }
-    tcomm_status_t rc = a2a(st, in, split_dim, ss, concat_dim, rs, out,
-                            TCOMM_COLL_ALL_TO_ALL, "all_to_all");
+    tcomm_status_t rc =
+        all_to_all_uneven(st, in, split_dim, ss, concat_dim, rs, out,
+                          TCOMM_COLL_ALL_TO_ALL, "all_to_all");
     free(ss);
     return rc;
 }
@@ -124,8 +125,9 @@ tcomm_status_t tcomm_device_all_to_all_v(tcomm_mpi_state_t *st,
                                          const size_t *recv_sizes,
                                          tcomm_tensor_t *out)
 {
-    return a2a(st, in, split_dim, send_sizes, concat_dim, recv_sizes, out,
-               TCOMM_COLL_ALL_TO_ALL_V, "all_to_all_v");
+    return all_to_all_uneven(st, in, split_dim, send_sizes, concat_dim,
+                             recv_sizes, out, TCOMM_COLL_ALL_TO_ALL_V,
+                             "all_to_all_v");
 }
 
 tcomm_status_t tcomm_device_reduce_scatter_v(tcomm_mpi_state_t *st,

@@ -13,7 +13,7 @@
  * transport itself reads the sender's buffer with process_vm_readv. The
  * pull does the same single copy, with a scatter list on our side, so
  * that the strided layout costs nothing extra (numbers in
- * allgather_dim.c).
+ * all_gather_dim.c).
  *
  * Protocol: MPI_Allgather of (address, pid, PID namespace); every rank
  * reads its peers' inputs (a pid names the same process only within
@@ -23,7 +23,7 @@
  * could not read (not the same node after all, a container without
  * ptrace rights, a seccomp filter), every rank learns it from that flag,
  * marks the communicator and redoes the call through MPI messages: out
- * is rewritten whole. The state and the reads: src/mpi/node/pull.c. */
+ * is rewritten whole. The state and the reads: src/mpi/node/peer_copy.c. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,11 +32,12 @@
 #include "tcomm_mpi_reshape.h"
 #include "tcomm_test_hooks.h"
 
-/* The rows of out hold total elements; tcomm_ag_unpack_one writes rank
+/* The rows of out hold total elements; tcomm_all_gather_unpack_one writes rank
  * r's rows from a rank-major block (here: the copies into place that
- * allgather_dim.c's forms share with the pull). */
-void tcomm_ag_unpack_one(const tcomm_ag_plan_t *p, const char *blk, char *out,
-                       size_t rows, int r, const size_t *seg)
+ * all_gather_dim.c's forms share with the pull). */
+void tcomm_all_gather_unpack_one(const tcomm_all_gather_plan_t *p,
+                                 const char *blk, char *out, size_t rows, int r,
+                                 const size_t *seg)
 {
     size_t es = p->es, rb = seg[r] * es, stride = p->total * es;
     if (rb == 0) /* nothing from rank r; out may be NULL (empty) */
@@ -47,16 +48,16 @@ void tcomm_ag_unpack_one(const tcomm_ag_plan_t *p, const char *blk, char *out,
 }
 
 /* Own rows: in -> out at column off[rank]. */
-void tcomm_ag_copy_own(const tcomm_ag_plan_t *p, const void *in, void *out,
-                     size_t outer, const size_t *seg)
+void tcomm_all_gather_copy_own(const tcomm_all_gather_plan_t *p, const void *in,
+                               void *out, size_t outer, const size_t *seg)
 {
-    tcomm_ag_unpack_one(p, in, out, outer, p->rank, seg);
+    tcomm_all_gather_unpack_one(p, in, out, outer, p->rank, seg);
 }
 
 typedef struct { uint64_t addr, pid, ns; } peer_t;
 
 /* The pull with peers[nranks] at hand (after the node check). */
-static int pull(const tcomm_ag_plan_t *p, const void *in, void *out,
+static int pull(const tcomm_all_gather_plan_t *p, const void *in, void *out,
                 size_t outer, const size_t *seg, MPI_Comm comm, int state,
                 peer_t *peers, int *done)
 {
@@ -68,7 +69,7 @@ static int pull(const tcomm_ag_plan_t *p, const void *in, void *out,
     rc = MPI_Allgather(&me, 3, MPI_UINT64_T, peers, 3, MPI_UINT64_T, comm);
     if (rc != MPI_SUCCESS)
         return rc;
-    tcomm_ag_copy_own(p, in, out, outer, seg);
+    tcomm_all_gather_copy_own(p, in, out, outer, seg);
     /* start with the next rank, so that not everyone reads rank 0 first */
     for (int k = 1; k < p->nranks && ok; k++) {
         int r = (p->rank + k) % p->nranks;
@@ -86,8 +87,9 @@ static int pull(const tcomm_ag_plan_t *p, const void *in, void *out,
     return rc;
 }
 
-int tcomm_ag_pull(const tcomm_ag_plan_t *p, const void *in, void *out,
-                  size_t outer, const size_t *seg, MPI_Comm comm, int *done)
+int tcomm_all_gather_pull(const tcomm_all_gather_plan_t *p, const void *in,
+                          void *out, size_t outer, const size_t *seg,
+                          MPI_Comm comm, int *done)
 {
     peer_t stack[TCOMM_STACK_RANKS], *peers = stack;
     int rc, state;

@@ -28,26 +28,26 @@
 #include <unistd.h>
 
 #include "tcomm_block_copy.h"
-#include "tcomm_mpi_alltoall.h"
+#include "tcomm_mpi_all_to_all.h"
 #include "tcomm_node_call.h"
-#include "tcomm_pull.h"
+#include "tcomm_peer_copy.h"
 #include "tcomm_test_hooks.h"
 
 typedef struct { uint64_t in, out, pid, ns; } peer_t;
 
 /* The block for rank `to` in a rank's input at base; from `from` in out. */
-static tcomm_a2a_walk_t send_walk(const tcomm_a2a_plan_t *p, uint64_t base,
-                                   int to)
+static tcomm_all_to_all_walk_t send_walk(const tcomm_all_to_all_plan_t *p,
+                                         uint64_t base, int to)
 {
-    return tcomm_a2a_walk(base + p->soff[to] * p->es, p->souter,
-                          p->sw[to] * p->es, p->stotal * p->es);
+    return tcomm_all_to_all_walk(base + p->soff[to] * p->es, p->souter,
+                                 p->sw[to] * p->es, p->stotal * p->es);
 }
 
-static tcomm_a2a_walk_t recv_walk(const tcomm_a2a_plan_t *p, uint64_t out,
-                                  int from)
+static tcomm_all_to_all_walk_t recv_walk(const tcomm_all_to_all_plan_t *p,
+                                         uint64_t out, int from)
 {
-    return tcomm_a2a_walk(out + p->roff[from] * p->es, p->router,
-                          p->rw[from] * p->es, p->rtotal * p->es);
+    return tcomm_all_to_all_walk(out + p->roff[from] * p->es, p->router,
+                                 p->rw[from] * p->es, p->rtotal * p->es);
 }
 
 /* The side with fewer rows is the remote one: the kernel pins the
@@ -56,25 +56,28 @@ static tcomm_a2a_walk_t recv_walk(const tcomm_a2a_plan_t *p, uint64_t out,
  * sender's block has fewer rows (split 0), else write into the peer's
  * out (concat 0). Every rank has the same layout, hence the same
  * choice. */
-static int pushes(const tcomm_a2a_plan_t *p)
+static int pushes(const tcomm_all_to_all_plan_t *p)
 {
     return p->souter > p->router;
 }
 
-void tcomm_a2a_copy_own(const tcomm_a2a_plan_t *p, const void *in, void *out)
+void tcomm_all_to_all_copy_own(const tcomm_all_to_all_plan_t *p, const void *in,
+                               void *out)
 {
     if (p->sw[p->rank] && p->souter) {
-        tcomm_a2a_walk_t s = send_walk(p, (uint64_t)(uintptr_t)in, p->rank);
-        tcomm_a2a_walk_t d = recv_walk(p, (uint64_t)(uintptr_t)out, p->rank);
-        tcomm_a2a_walk_copy(&s, &d);
+        tcomm_all_to_all_walk_t s =
+            send_walk(p, (uint64_t)(uintptr_t)in, p->rank);
+        tcomm_all_to_all_walk_t d =
+            recv_walk(p, (uint64_t)(uintptr_t)out, p->rank);
+        tcomm_all_to_all_walk_copy(&s, &d);
     }
 }
 
 /* Our block with peer r (pid, its in and out). 1: moved. */
-static int with_peer(const tcomm_a2a_plan_t *p, const void *in, void *out,
-                     int r, pid_t pid, uint64_t rin, uint64_t rout)
+static int with_peer(const tcomm_all_to_all_plan_t *p, const void *in,
+                     void *out, int r, pid_t pid, uint64_t rin, uint64_t rout)
 {
-    tcomm_a2a_walk_t rem, loc;
+    tcomm_all_to_all_walk_t rem, loc;
     if (!p->sw[p->rank] || !p->souter)
         return 1;
     if (pushes(p)) {
@@ -84,12 +87,12 @@ static int with_peer(const tcomm_a2a_plan_t *p, const void *in, void *out,
         rem = send_walk(p, rin, p->rank);
         loc = recv_walk(p, (uint64_t)(uintptr_t)out, r);
     }
-    return tcomm_a2a_walk_with_peer(pid, &rem, &loc, pushes(p));
+    return tcomm_all_to_all_walk_with_peer(pid, &rem, &loc, pushes(p));
 }
 
 /* The node protocol: notes, copies, one fence. */
-static int node_pull(const tcomm_a2a_plan_t *p, const void *in, void *out,
-                     int tier, int *done)
+static int node_pull(const tcomm_all_to_all_plan_t *p, const void *in,
+                     void *out, int tier, int *done)
 {
     size_t dims[4] = {p->souter, p->stotal, p->router, p->rtotal};
     tcomm_shm_note_t mine = {
@@ -106,7 +109,7 @@ static int node_pull(const tcomm_a2a_plan_t *p, const void *in, void *out,
         tcomm_node_call_map_only(&c, mine.bytes,
                                  pushes(p) ? p->router * p->rtotal * p->es
                                            : 0);
-    tcomm_a2a_copy_own(p, in, out);
+    tcomm_all_to_all_copy_own(p, in, out);
     for (int k = 1; k < p->nranks; k++) {
         int r = (p->rank + k) % p->nranks;
         if (tcomm_node_call_peer(&c, r, &peer))
@@ -119,7 +122,7 @@ static int node_pull(const tcomm_a2a_plan_t *p, const void *in, void *out,
 }
 
 /* The MPI-synchronised protocol, with peers[nranks] at hand. */
-static int mpi_pull(const tcomm_a2a_plan_t *p, const void *in, void *out,
+static int mpi_pull(const tcomm_all_to_all_plan_t *p, const void *in, void *out,
                     MPI_Comm comm, int state, peer_t *peers, int *done)
 {
     peer_t me = {(uint64_t)(uintptr_t)in, (uint64_t)(uintptr_t)out,
@@ -129,7 +132,7 @@ static int mpi_pull(const tcomm_a2a_plan_t *p, const void *in, void *out,
     rc = MPI_Allgather(&me, 4, MPI_UINT64_T, peers, 4, MPI_UINT64_T, comm);
     if (rc != MPI_SUCCESS)
         return rc;
-    tcomm_a2a_copy_own(p, in, out);
+    tcomm_all_to_all_copy_own(p, in, out);
     /* start with the next rank, so that not everyone reads rank 0 first */
     for (int k = 1; k < p->nranks && ok; k++) {
         int r = (p->rank + k) % p->nranks;
@@ -146,7 +149,8 @@ static int mpi_pull(const tcomm_a2a_plan_t *p, const void *in, void *out,
     return rc;
 }
 
-int tcomm_a2a_pull_tier(const tcomm_a2a_plan_t *p, size_t attach_min)
+int tcomm_all_to_all_pull_tier(const tcomm_all_to_all_plan_t *p,
+                               size_t attach_min)
 {
     size_t bytes = p->souter * p->stotal * p->es;
     if (p->st && tcomm_node_copy_allowed(p->st))
@@ -154,8 +158,8 @@ int tcomm_a2a_pull_tier(const tcomm_a2a_plan_t *p, size_t attach_min)
     return bytes >= attach_min ? TCOMM_NODE_ATTACH : TCOMM_NODE_MPI;
 }
 
-int tcomm_a2a_pull(const tcomm_a2a_plan_t *p, const void *in, void *out,
-                   MPI_Comm comm, int tier, int *done)
+int tcomm_all_to_all_pull(const tcomm_all_to_all_plan_t *p, const void *in,
+                          void *out, MPI_Comm comm, int tier, int *done)
 {
     peer_t stack[TCOMM_STACK_RANKS], *peers = stack;
     int rc, state;

@@ -27,9 +27,9 @@
  * rank redoes the call through MPI. */
 #include <stdint.h>
 
-#include "tcomm_block_copy.h"
 #include "tcomm_backend_mpi.h"
-#include "tcomm_mpi_alltoall.h"
+#include "tcomm_block_copy.h"
+#include "tcomm_mpi_all_to_all.h"
 #include "tcomm_node_call.h"
 
 /* One side of a piece: rows of width elements at off, total apart. */
@@ -38,7 +38,7 @@ typedef struct {
 } side_t;
 
 typedef struct {
-    const tcomm_a2a_plan_t *p;
+    const tcomm_all_to_all_plan_t *p;
     const tcomm_tensor_t *in;
     int s, c, token, n;
     const int64_t *t; /* the table, n rows of n + 1 */
@@ -117,8 +117,8 @@ static void survey(const v_call_t *v, size_t *mean, size_t *sum,
     *two = one_side[0] && one_side[1];
 }
 
-size_t tcomm_a2a_v_mean_bytes(const tcomm_tensor_t *in, int split,
-                              int concat, const int64_t *table, int n)
+size_t tcomm_all_to_all_v_mean_bytes(const tcomm_tensor_t *in, int split,
+                                     int concat, const int64_t *table, int n)
 {
     v_call_t v = {NULL, in, split, concat, split == concat, n, table};
     size_t mean, sum;
@@ -127,10 +127,10 @@ size_t tcomm_a2a_v_mean_bytes(const tcomm_tensor_t *in, int split,
     return mean;
 }
 
-static tcomm_a2a_walk_t walk_of(uint64_t base, side_t sd, size_t es)
+static tcomm_all_to_all_walk_t walk_of(uint64_t base, side_t sd, size_t es)
 {
-    return tcomm_a2a_walk(base + sd.off * es, sd.rows, sd.width * es,
-                          sd.total * es);
+    return tcomm_all_to_all_walk(base + sd.off * es, sd.rows, sd.width * es,
+                                 sd.total * es);
 }
 
 /* The piece between this rank and peer q (pid, its in and out; its
@@ -139,10 +139,10 @@ static int with_peer(const v_call_t *v, const void *in, void *out, int q,
                      const size_t *qin, const size_t *qout, pid_t pid,
                      uint64_t rin, uint64_t rout)
 {
-    const tcomm_a2a_plan_t *p = v->p;
+    const tcomm_all_to_all_plan_t *p = v->p;
     size_t es = p->es;
     side_t mine, theirs;
-    tcomm_a2a_walk_t rem, loc;
+    tcomm_all_to_all_walk_t rem, loc;
     if (pushes(v)) { /* ours for q, into q's output */
         mine = (side_t){p->souter, p->stotal, p->soff[q], p->sw[q]};
         theirs = piece(v, qout, v->c, q, p->rank, received);
@@ -156,7 +156,7 @@ static int with_peer(const v_call_t *v, const void *in, void *out, int q,
     }
     if (!theirs.rows || !theirs.width)
         return 1;
-    return tcomm_a2a_walk_with_peer(pid, &rem, &loc, pushes(v));
+    return tcomm_all_to_all_walk_with_peer(pid, &rem, &loc, pushes(v));
 }
 
 /* The note's signature: dtype, dims and our shape but for them. */
@@ -171,9 +171,10 @@ static uint64_t signature(const v_call_t *v)
                                  dims, v->in->ndim + 1);
 }
 
-int tcomm_a2a_v_pull(const tcomm_a2a_plan_t *p, const tcomm_tensor_t *in,
-                     int split, int concat, const int64_t *table,
-                     tcomm_tensor_t *out, int *done)
+int tcomm_all_to_all_v_pull(const tcomm_all_to_all_plan_t *p,
+                            const tcomm_tensor_t *in, int split, int concat,
+                            const int64_t *table, tcomm_tensor_t *out,
+                            int *done)
 {
     v_call_t v = {p, in, split, concat, split == concat, p->nranks, table};
     size_t mean, sum;
@@ -182,8 +183,8 @@ int tcomm_a2a_v_pull(const tcomm_a2a_plan_t *p, const tcomm_tensor_t *in,
     if (!p->st || !table || !tcomm_node_copy_allowed(p->st))
         return MPI_SUCCESS;
     survey(&v, &mean, &sum, &strided, &two);
-    int tier = tcomm_node_tier(p->st, mean,
-                               strided ? TCOMM_A2A_PULL_MIN(two) : SIZE_MAX);
+    int tier = tcomm_node_tier(
+        p->st, mean, strided ? TCOMM_ALL_TO_ALL_PULL_MIN(two) : SIZE_MAX);
     if (tier == TCOMM_NODE_MPI)
         return MPI_SUCCESS;
 
@@ -194,7 +195,7 @@ int tcomm_a2a_v_pull(const tcomm_a2a_plan_t *p, const tcomm_tensor_t *in,
                      peer;
     tcomm_node_call_t c;
     tcomm_node_call_begin(&c, p->st, &mine);
-    tcomm_a2a_copy_own(p, in->data, out->data);
+    tcomm_all_to_all_copy_own(p, in->data, out->data);
     for (int k = 1; k < p->nranks; k++) {
         int q = (p->rank + k) % p->nranks;
         size_t qin[TCOMM_MAX_DIMS], qout[TCOMM_MAX_DIMS];

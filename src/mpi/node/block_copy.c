@@ -13,16 +13,16 @@
 
 #define IOVS (IOV_MAX < 1024 ? IOV_MAX : 1024)
 
-tcomm_a2a_walk_t tcomm_a2a_walk(uint64_t base, size_t rows, size_t rb,
-                                size_t stride)
+tcomm_all_to_all_walk_t tcomm_all_to_all_walk(uint64_t base, size_t rows,
+                                              size_t rb, size_t stride)
 {
-    tcomm_a2a_walk_t w = {base, rows, rb, stride, 0, 0};
+    tcomm_all_to_all_walk_t w = {base, rows, rb, stride, 0, 0};
     return w;
 }
 
 /* Append len bytes at w's position to iov (merging with the last entry
  * where contiguous); advance w. */
-static void take(tcomm_a2a_walk_t *w, size_t len, struct iovec *iov,
+static void take(tcomm_all_to_all_walk_t *w, size_t len, struct iovec *iov,
                  unsigned long *n)
 {
     uint64_t a = w->base + w->row * w->stride + w->off;
@@ -40,8 +40,8 @@ static void take(tcomm_a2a_walk_t *w, size_t len, struct iovec *iov,
     }
 }
 
-int tcomm_a2a_walk_move(pid_t pid, tcomm_a2a_walk_t *rem,
-                        tcomm_a2a_walk_t *loc, int push)
+int tcomm_all_to_all_walk_move(pid_t pid, tcomm_all_to_all_walk_t *rem,
+                               tcomm_all_to_all_walk_t *loc, int push)
 {
     struct iovec liov[IOVS], riov[IOVS];
 
@@ -64,7 +64,8 @@ int tcomm_a2a_walk_move(pid_t pid, tcomm_a2a_walk_t *rem,
     return 1;
 }
 
-void tcomm_a2a_walk_copy(tcomm_a2a_walk_t *src, tcomm_a2a_walk_t *dst)
+void tcomm_all_to_all_walk_copy(tcomm_all_to_all_walk_t *src,
+                                tcomm_all_to_all_walk_t *dst)
 {
     while (src->row < src->rows && dst->row < dst->rows) {
         size_t a = src->rb - src->off, b = dst->rb - dst->off;
@@ -87,8 +88,8 @@ void tcomm_a2a_walk_copy(tcomm_a2a_walk_t *src, tcomm_a2a_walk_t *dst)
     }
 }
 
-int tcomm_a2a_walk_with_peer(pid_t pid, tcomm_a2a_walk_t *rem,
-                             tcomm_a2a_walk_t *loc, int push)
+int tcomm_all_to_all_walk_with_peer(pid_t pid, tcomm_all_to_all_walk_t *rem,
+                                    tcomm_all_to_all_walk_t *loc, int push)
 {
     char *here = rem->rows && rem->rb
                      ? tcomm_node_mapped(pid, rem->base,
@@ -96,11 +97,11 @@ int tcomm_a2a_walk_with_peer(pid_t pid, tcomm_a2a_walk_t *rem,
                                              rem->rb)
                      : NULL;
     if (!here)
-        return tcomm_a2a_walk_move(pid, rem, loc, push);
+        return tcomm_all_to_all_walk_move(pid, rem, loc, push);
     rem->base = (uint64_t)(uintptr_t)here;
     if (push)
-        tcomm_a2a_walk_copy(loc, rem);
+        tcomm_all_to_all_walk_copy(loc, rem);
     else
-        tcomm_a2a_walk_copy(rem, loc);
+        tcomm_all_to_all_walk_copy(rem, loc);
     return 1;
 }

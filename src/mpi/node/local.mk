@@ -2,10 +2,10 @@
 # src/mpi/node/: one node's shared memory: the segment, the mailbox and
 # the agreement through it, the single-copy transfers between ranks.
 libtcomm_internal_la_SOURCES += \
-	src/mpi/node/tcomm_node_shm.h src/mpi/node/tcomm_shm_min.h \
-	src/mpi/node/tcomm_shm_bcast.h src/mpi/node/tcomm_pull.h \
-	src/mpi/node/node_shm.c src/mpi/node/shm_min.c \
-	src/mpi/node/shm_bcast.c src/mpi/node/pull.c \
+	src/mpi/node/tcomm_node_shm_map.h src/mpi/node/tcomm_node_segment.h \
+	src/mpi/node/tcomm_shm_bcast.h src/mpi/node/tcomm_peer_copy.h \
+	src/mpi/node/node_shm_map.c src/mpi/node/node_segment.c \
+	src/mpi/node/shm_bcast.c src/mpi/node/peer_copy.c \
 	src/mpi/node/tcomm_node_call.h src/mpi/node/node_call.c \
 	src/mpi/node/tcomm_node_reduce.h src/mpi/node/node_reduce.c \
 	src/mpi/node/tcomm_node_gather.h src/mpi/node/node_gather.c \

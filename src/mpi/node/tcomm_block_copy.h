@@ -16,20 +16,21 @@
 typedef struct {
     uint64_t base;
     size_t rows, rb, stride, row, off;
-} tcomm_a2a_walk_t;
+} tcomm_all_to_all_walk_t;
 
 /* A walk at its start. */
-tcomm_a2a_walk_t tcomm_a2a_walk(uint64_t base, size_t rows, size_t rb,
-                                size_t stride);
+tcomm_all_to_all_walk_t tcomm_all_to_all_walk(uint64_t base, size_t rows,
+                                              size_t rb, size_t stride);
 /* Both walks' memory in this process: src onto dst with memcpy. */
-void tcomm_a2a_walk_copy(tcomm_a2a_walk_t *src, tcomm_a2a_walk_t *dst);
+void tcomm_all_to_all_walk_copy(tcomm_all_to_all_walk_t *src,
+                                tcomm_all_to_all_walk_t *dst);
 /* rem in process pid, loc here: read rem onto loc, or write loc onto rem
  * (push) with cross-memory attach. 1: all moved. */
-int tcomm_a2a_walk_move(pid_t pid, tcomm_a2a_walk_t *rem,
-                        tcomm_a2a_walk_t *loc, int push);
+int tcomm_all_to_all_walk_move(pid_t pid, tcomm_all_to_all_walk_t *rem,
+                               tcomm_all_to_all_walk_t *loc, int push);
 /* The same, but with memcpy where rem lies in pid's mapped tensor arena
  * (src/mpi/node/node_map.c). 1: all moved. */
-int tcomm_a2a_walk_with_peer(pid_t pid, tcomm_a2a_walk_t *rem,
-                             tcomm_a2a_walk_t *loc, int push);
+int tcomm_all_to_all_walk_with_peer(pid_t pid, tcomm_all_to_all_walk_t *rem,
+                                    tcomm_all_to_all_walk_t *loc, int push);
 
 #endif /* TCOMM_BLOCK_COPY_H */

@@ -15,8 +15,8 @@
 #include <sys/types.h>
 
 #include "tcomm_backend_mpi.h"
-#include "tcomm_pull.h"
-#include "tcomm_shm_min.h"
+#include "tcomm_node_segment.h"
+#include "tcomm_peer_copy.h"
 
 /* The call kinds, the low byte of a signature. */
 enum {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The peers' tensor arenas mapped into this process (src/mpi/node/
  * node_map.c): where a peer's buffer lies in its arena
- * (src/core/tcomm_host_arena.h), the single copies of pull.c are a
+ * (src/core/tcomm_host_arena.h), the single copies of peer_copy.c are a
  * memcpy, not a cross-memory attach. */
 #ifndef TCOMM_NODE_MAP_H
 #define TCOMM_NODE_MAP_H
@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "tcomm_shm_min.h"
+#include "tcomm_node_segment.h"
 
 /* Write this rank's arena line on s once the arena exists. Local. */
 void tcomm_node_map_publish(tcomm_shm_min_t *s);

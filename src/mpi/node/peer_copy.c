@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "tcomm_node_map.h"
-#include "tcomm_pull.h"
+#include "tcomm_peer_copy.h"
 #include "tcomm_test_hooks.h"
 
 #ifndef IOV_MAX

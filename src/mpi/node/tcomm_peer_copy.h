@@ -2,11 +2,11 @@
 /* Single copies between the ranks of one node (Linux cross-memory
  * attach): whether a communicator may use them, kept as an attribute,
  * the PID namespace that decides whether a peer's pid means the same
- * process, and the read of a peer's rows (src/mpi/node/pull.c). The
+ * process, and the read of a peer's rows (src/mpi/node/peer_copy.c). The
  * all_gather pull over them is src/mpi/node/all_gather_attach.c; the shared
  * broadcast copy is shm_bcast.c. */
-#ifndef TCOMM_PULL_H
-#define TCOMM_PULL_H
+#ifndef TCOMM_PEER_COPY_H
+#define TCOMM_PEER_COPY_H
 
 #include <mpi.h>
 #include <stddef.h>
@@ -55,4 +55,4 @@ int tcomm_node_write(pid_t pid, const void *here, uint64_t remote,
 int tcomm_node_read_strided(pid_t pid, void *here, uint64_t remote,
                             size_t stride, size_t rows, size_t rb);
 
-#endif /* TCOMM_PULL_H */
+#endif /* TCOMM_PEER_COPY_H */

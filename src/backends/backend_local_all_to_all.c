@@ -17,7 +17,7 @@ typedef struct {
     const char *data;
     const size_t *shape;
     const size_t *send;
-} a2a_show_t;
+} all_to_all_show_t;
 
 /* The piece a rank sends: in its input (shape ish) the slice [a, a + len)
  * along split; it lands in out (shape osh) as the slice [b, b + m) along
@@ -54,13 +54,13 @@ static tcomm_status_t exchange(tcomm_local_rank_t *me,
     tcomm_local_world_t *w = me->world;
     local_bufs_t b;
     tcomm_status_t st = tcomm_local_stage_in(in, 1, out, &b);
-    a2a_show_t show = {b.in, in->shape, send};
+    all_to_all_show_t show = {b.in, in->shape, send};
     st = tcomm_local_share(me, &show, st);
     if (st != TCOMM_SUCCESS)
         return tcomm_local_stage_out(st, out, &b);
     size_t es = tcomm_dtype_size(in->dtype), at = 0;
     for (int r = 0; r < w->size; r++) {
-        const a2a_show_t *peer = w->slot[r];
+        const all_to_all_show_t *peer = w->slot[r];
         size_t from = 0; /* where our piece starts in rank r's input */
         for (int j = 0; j < me->rank; j++)
             from += peer->send[j];

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* A zero-filled POSIX shared memory segment mapped by every rank of a
- * node communicator, unlinked once all have mapped it (src/mpi/node/node_shm.c). */
-#ifndef TCOMM_NODE_SHM_H
-#define TCOMM_NODE_SHM_H
+ * node communicator, unlinked once all have mapped it
+ * (src/mpi/node/node_shm_map.c). */
+#ifndef TCOMM_NODE_SHM_MAP_H
+#define TCOMM_NODE_SHM_MAP_H
 
 #include <mpi.h>
 #include <stddef.h>
@@ -14,4 +15,4 @@
  * error code. */
 int tcomm_node_shm_map(MPI_Comm node, size_t len, void **p);
 
-#endif /* TCOMM_NODE_SHM_H */
+#endif /* TCOMM_NODE_SHM_MAP_H */

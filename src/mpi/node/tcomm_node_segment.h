@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Element-wise minimum of a few int64 over the ranks of a communicator
- * that lives on one node, through shared memory (src/mpi/node/shm_min.c): the
- * MPI backend's agreement round without an MPI collective. */
-#ifndef TCOMM_SHM_MIN_H
-#define TCOMM_SHM_MIN_H
+/* The node's shared segment (src/mpi/node/node_segment.c), for a
+ * communicator that lives on one node: the agreement's rounds (an
+ * element-wise minimum of a few int64, the MPI backend's agreement round
+ * without an MPI collective, with the small inputs it may carry), a line
+ * per rank for the notes of the single-copy collectives, and the slots of
+ * the mapped tensor arenas. */
+#ifndef TCOMM_NODE_SEGMENT_H
+#define TCOMM_NODE_SEGMENT_H
 
 #include <mpi.h>
 #include <stdint.h>
@@ -83,4 +86,4 @@ void tcomm_shm_publish_arena(tcomm_shm_min_t *s,
 int tcomm_shm_peer_arena(tcomm_shm_min_t *s, int rank,
                          tcomm_shm_arena_t *arena);
 
-#endif /* TCOMM_SHM_MIN_H */
+#endif /* TCOMM_NODE_SEGMENT_H */

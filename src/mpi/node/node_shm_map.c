@@ -10,7 +10,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "tcomm_node_shm.h"
+#include "tcomm_node_shm_map.h"
 
 int tcomm_node_shm_map(MPI_Comm node, size_t len, void **p)
 {

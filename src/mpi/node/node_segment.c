@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The agreement's first exchange (an element-wise minimum of a few int64)
- * through shared memory, for MPI communicators whose ranks are all on one
- * node. Why: the agreement costs one MPI_Allreduce per checked collective
+/* The node's shared segment (mapped with node_shm_map.c), for MPI
+ * communicators whose ranks are all on one node. First, the agreement's
+ * first exchange (an element-wise minimum of a few int64) through it.
+ * Why: the agreement costs one MPI_Allreduce per checked collective
  * (~0.5 us on 2 ranks here), as much as a small broadcast itself; the
  * ranks of one node can meet in a shared segment for the price of the
  * cache lines that move (~0.1-0.2 us).
@@ -43,9 +44,9 @@
 #include <unistd.h>
 
 #include "tcomm_internal.h"
-#include "tcomm_pull.h"
-#include "tcomm_node_shm.h"
-#include "tcomm_shm_min.h"
+#include "tcomm_peer_copy.h"
+#include "tcomm_node_shm_map.h"
+#include "tcomm_node_segment.h"
 
 /* the round, the values and what they carry, in whole cache lines */
 #define SLOT_BYTES                                                          \

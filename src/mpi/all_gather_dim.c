@@ -21,9 +21,8 @@
 #include "tcomm_host_kernels.h"
 #include "tcomm_mpi_reshape.h"
 
-
-int tcomm_ag_plan_init(tcomm_ag_plan_t *p, tcomm_dtype_t dtype, size_t outer,
-                     const size_t *seg, MPI_Comm comm)
+int tcomm_all_gather_plan_init(tcomm_all_gather_plan_t *p, tcomm_dtype_t dtype,
+                               size_t outer, const size_t *seg, MPI_Comm comm)
 {
     int rc;
     size_t *mem = p->stack;
@@ -52,19 +51,19 @@ int tcomm_ag_plan_init(tcomm_ag_plan_t *p, tcomm_dtype_t dtype, size_t outer,
     return MPI_SUCCESS;
 }
 
-void tcomm_ag_plan_free(tcomm_ag_plan_t *p)
+void tcomm_all_gather_plan_free(tcomm_all_gather_plan_t *p)
 {
     if (p->off != p->stack)
         free(p->off);
 }
 
-int tcomm_mpi_allgather_dim_tmp(const void *in, void *out,
-                                tcomm_dtype_t dtype, size_t outer,
-                                const size_t *seg, MPI_Comm comm)
+int tcomm_mpi_all_gather_dim_tmp(const void *in, void *out, tcomm_dtype_t dtype,
+                                 size_t outer, const size_t *seg, MPI_Comm comm)
 {
-    tcomm_ag_plan_t p;
+    tcomm_all_gather_plan_t p;
     char *tmp;
-    int ok, all = 0, rc = tcomm_ag_plan_init(&p, dtype, outer, seg, comm);
+    int ok, all = 0,
+            rc = tcomm_all_gather_plan_init(&p, dtype, outer, seg, comm);
 
     if (rc != MPI_SUCCESS)
         return rc;
@@ -74,7 +73,7 @@ int tcomm_mpi_allgather_dim_tmp(const void *in, void *out,
     rc = MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
     if (rc != MPI_SUCCESS || !all) {
         free(tmp);
-        tcomm_ag_plan_free(&p);
+        tcomm_all_gather_plan_free(&p);
         return rc != MPI_SUCCESS ? rc : MPI_ERR_NO_MEM;
     }
     rc = tcomm_mpi_allgatherv(in, p.cnt[p.rank], tmp, p.cnt, p.dsp, dtype,
@@ -82,13 +81,14 @@ int tcomm_mpi_allgather_dim_tmp(const void *in, void *out,
     if (rc == MPI_SUCCESS)
         tcomm_host_gather_unpack(tmp, out, p.es, outer, p.nranks, seg);
     free(tmp);
-    tcomm_ag_plan_free(&p);
+    tcomm_all_gather_plan_free(&p);
     return rc;
 }
 
 /* Vector type of rank r's rows in out, or MPI_DATATYPE_NULL if empty. */
-int tcomm_ag_rows_type(const tcomm_ag_plan_t *p, MPI_Datatype base, size_t outer,
-                     size_t seg, MPI_Datatype *type)
+int tcomm_all_gather_rows_type(const tcomm_all_gather_plan_t *p,
+                               MPI_Datatype base, size_t outer, size_t seg,
+                               MPI_Datatype *type)
 {
     int rc;
 
@@ -103,7 +103,7 @@ int tcomm_ag_rows_type(const tcomm_ag_plan_t *p, MPI_Datatype base, size_t outer
 
 /* Do outer, seg, total and the byte offsets fit the int arguments of the
  * derived-datatype paths? (The same answer on every rank.) */
-int tcomm_ag_fits_int(const tcomm_ag_plan_t *p, size_t outer)
+int tcomm_all_gather_fits_int(const tcomm_all_gather_plan_t *p, size_t outer)
 {
     return outer <= INT_MAX && p->total <= INT_MAX &&
            p->total * p->es <= INT_MAX && outer * p->total <= INT_MAX;
@@ -119,14 +119,14 @@ int tcomm_ag_fits_int(const tcomm_ag_plan_t *p, size_t outer)
 
 /* Up to this many output bytes the gather goes through a temporary on
  * the stack (a few memcpy of little data beat any datatype). */
-#define TCOMM_AG_STACK ((size_t)16 << 10)
+#define TCOMM_ALL_GATHER_STACK ((size_t)16 << 10)
 
 /* The pull pays once the largest input is this big (below, its two
  * extra small MPI calls and the system calls cost more than they save;
  * measured where it runs now, without a node segment: doc/performance.md). */
 #define TCOMM_PULL_MIN_BYTES ((size_t)64 << 10)
 
-static int pull_pays(const tcomm_ag_plan_t *p, size_t outer,
+static int pull_pays(const tcomm_all_gather_plan_t *p, size_t outer,
                      const size_t *seg)
 {
     size_t most = 0;
@@ -168,70 +168,72 @@ static int pull_pays(const tcomm_ag_plan_t *p, size_t outer,
  * 64 KiB a rank where the node protocol does not run (a timeout set:
  * no node segment); the table above otherwise. Numbers in
  * doc/performance.md ("Single-copy gathers on one node"). */
-int tcomm_mpi_allgather_dim(const void *in, void *out, tcomm_dtype_t dtype,
-                            size_t outer, const size_t *seg, MPI_Comm comm)
+int tcomm_mpi_all_gather_dim(const void *in, void *out, tcomm_dtype_t dtype,
+                             size_t outer, const size_t *seg, MPI_Comm comm)
 {
     MPI_Datatype base = tcomm_mpi_datatype(dtype), type;
     MPI_Request req[TCOMM_WINDOW_REQS];
-    tcomm_ag_plan_t p;
-    int rc = tcomm_ag_plan_init(&p, dtype, outer, seg, comm), nr = 0, win;
+    tcomm_all_gather_plan_t p;
+    int rc = tcomm_all_gather_plan_init(&p, dtype, outer, seg, comm), nr = 0,
+        win;
     size_t es, o0, o;
 
     if (rc != MPI_SUCCESS)
         return rc;
     es = p.es;
     if (p.nranks == 1 || outer == 0) {
-        tcomm_ag_unpack_one(&p, in, out, outer, 0, seg);
-        tcomm_ag_plan_free(&p);
+        tcomm_all_gather_unpack_one(&p, in, out, outer, 0, seg);
+        tcomm_all_gather_plan_free(&p);
         return MPI_SUCCESS;
     }
     if (outer == 1) { /* blocks are contiguous: straight into out */
         rc = tcomm_mpi_allgatherv(in, seg[p.rank], out, seg, p.off, dtype,
                                   comm);
-        tcomm_ag_plan_free(&p);
+        tcomm_all_gather_plan_free(&p);
         return rc;
     }
-    if (outer * p.total * es <= TCOMM_AG_STACK) {
+    if (outer * p.total * es <= TCOMM_ALL_GATHER_STACK) {
         /* small: one MPI_Allgatherv into a temporary on the stack (no
          * allocation to agree on), placed by memcpy */
-        char tmp[TCOMM_AG_STACK];
+        char tmp[TCOMM_ALL_GATHER_STACK];
         rc = tcomm_mpi_allgatherv(in, p.cnt[p.rank], tmp, p.cnt, p.dsp,
                                   dtype, comm);
         if (rc == MPI_SUCCESS)
             tcomm_host_gather_unpack(tmp, out, es, outer, p.nranks, seg);
-        tcomm_ag_plan_free(&p);
+        tcomm_all_gather_plan_free(&p);
         return rc;
     }
     if (pull_pays(&p, outer, seg)) {
         int done;
-        rc = tcomm_ag_pull(&p, in, out, outer, seg, comm, &done);
+        rc = tcomm_all_gather_pull(&p, in, out, outer, seg, comm, &done);
         if (rc != MPI_SUCCESS || done) {
-            tcomm_ag_plan_free(&p);
+            tcomm_all_gather_plan_free(&p);
             return rc;
         }
     }
-    if (!tcomm_ag_fits_int(&p, outer) || 2 * p.nranks > TCOMM_WINDOW_REQS) {
-        tcomm_ag_plan_free(&p);
-        return tcomm_mpi_allgather_dim_tmp(in, out, dtype, outer, seg, comm);
+    if (!tcomm_all_gather_fits_int(&p, outer) ||
+        2 * p.nranks > TCOMM_WINDOW_REQS) {
+        tcomm_all_gather_plan_free(&p);
+        return tcomm_mpi_all_gather_dim_tmp(in, out, dtype, outer, seg, comm);
     }
 #define ROWS_MODE(r) (seg[r] * es >= TCOMM_ROW_MSG_BYTES)
     /* one vector message from/to each small-row peer */
     for (int r = 0; r < p.nranks && rc == MPI_SUCCESS; r++) {
         if (r == p.rank || ROWS_MODE(r))
             continue;
-        rc = tcomm_ag_rows_type(&p, base, outer, seg[r], &type);
+        rc = tcomm_all_gather_rows_type(&p, base, outer, seg[r], &type);
         if (rc != MPI_SUCCESS || type == MPI_DATATYPE_NULL)
             continue;
-        rc = MPI_Irecv((char *)out + p.off[r] * es, 1, type, r, TCOMM_AG_TAG,
-                       comm, &req[nr++]);
+        rc = MPI_Irecv((char *)out + p.off[r] * es, 1, type, r,
+                       TCOMM_ALL_GATHER_TAG, comm, &req[nr++]);
         MPI_Type_free(&type);
     }
     for (int r = 0; r < p.nranks && !ROWS_MODE(p.rank) && seg[p.rank] &&
                     rc == MPI_SUCCESS; r++)
         if (r != p.rank)
             rc = MPI_Isend(in, (int)(outer * seg[p.rank]), base, r,
-                           TCOMM_AG_TAG, comm, &req[nr++]);
-    tcomm_ag_copy_own(&p, in, out, outer, seg);
+                           TCOMM_ALL_GATHER_TAG, comm, &req[nr++]);
+    tcomm_all_gather_copy_own(&p, in, out, outer, seg);
     /* the big-row peers, a window of rows at a time */
     win = (TCOMM_WINDOW_REQS - nr) / (2 * p.nranks);
     for (o0 = 0; o0 < outer && rc == MPI_SUCCESS; o0 += (size_t)win) {
@@ -242,12 +244,12 @@ int tcomm_mpi_allgather_dim(const void *in, void *out, tcomm_dtype_t dtype,
                 continue;
             for (o = o0; o < o1 && ROWS_MODE(r) && rc == MPI_SUCCESS; o++)
                 rc = MPI_Irecv((char *)out + (o * p.total + p.off[r]) * es,
-                               (int)seg[r], base, r, TCOMM_AG_TAG, comm,
+                               (int)seg[r], base, r, TCOMM_ALL_GATHER_TAG, comm,
                                &req[nr++]);
             for (o = o0; o < o1 && ROWS_MODE(p.rank) && rc == MPI_SUCCESS;
                  o++)
                 rc = MPI_Isend((const char *)in + o * seg[p.rank] * es,
-                               (int)seg[p.rank], base, r, TCOMM_AG_TAG,
+                               (int)seg[p.rank], base, r, TCOMM_ALL_GATHER_TAG,
                                comm, &req[nr++]);
         }
         if (rc == MPI_SUCCESS)
@@ -257,6 +259,6 @@ int tcomm_mpi_allgather_dim(const void *in, void *out, tcomm_dtype_t dtype,
 #undef ROWS_MODE
     if (rc == MPI_SUCCESS)
         rc = tcomm_mpi_waitall((size_t)nr, req);
-    tcomm_ag_plan_free(&p);
+    tcomm_all_gather_plan_free(&p);
     return rc;
 }
