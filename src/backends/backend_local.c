@@ -123,16 +123,8 @@ tcomm_status_t tcomm_local_share(tcomm_local_rank_t *me, const void *ptr,
 tcomm_status_t tcomm_local_scratch(tcomm_local_rank_t *me, size_t bytes,
                                    void **buf)
 {
-    if (bytes > me->scratch_bytes) {
-        void *p = realloc(me->scratch, bytes);
-        if (!p)
-            return tcomm_error(TCOMM_ERR_NO_MEMORY,
-                               "tcomm: out of host memory for %zu bytes "
-                               "of scratch",
-                               bytes);
-        me->scratch = p;
-        me->scratch_bytes = bytes;
-    }
+    TCOMM_TRY(
+        tcomm_host_grow(&me->scratch, &me->scratch_bytes, bytes, "scratch"));
     *buf = me->scratch;
     return TCOMM_SUCCESS;
 }

@@ -141,3 +141,19 @@ tcomm_status_t tcomm_host_mem_memset0(void *ctx, void *dst, size_t bytes)
         memset(dst, 0, bytes);
     return TCOMM_SUCCESS;
 }
+
+tcomm_status_t tcomm_host_grow(void **buf, size_t *bytes, size_t want,
+                               const char *what)
+{
+    if (want <= *bytes)
+        return TCOMM_SUCCESS;
+    void *p = realloc(*buf, want);
+    if (!p)
+        return tcomm_error(TCOMM_ERR_NO_MEMORY,
+                           "tcomm: out of host memory for %zu bytes of %s "
+                           "(free memory)",
+                           want, what);
+    *buf = p;
+    *bytes = want;
+    return TCOMM_SUCCESS;
+}

@@ -69,23 +69,20 @@ static void run_all(sim_ctx_t *c)
 
 static tcomm_status_t push(sim_ctx_t *c, const tcomm_sim_op_t *o)
 {
+    tcomm_status_t s = TCOMM_SUCCESS;
     pthread_mutex_lock(&c->lock);
     if (c->len == c->cap) {
         size_t cap = c->cap ? 2 * c->cap : 64;
-        tcomm_sim_op_t *ops = realloc(c->ops, cap * sizeof *ops);
-        if (!ops) {
-            pthread_mutex_unlock(&c->lock);
-            return tcomm_error(TCOMM_ERR_NO_MEMORY,
-                               "sim stream: cannot grow the queue to %zu "
-                               "operations (free memory)",
-                               cap);
-        }
-        c->ops = ops;
-        c->cap = cap;
+        size_t bytes = c->cap * sizeof *c->ops;
+        s = tcomm_host_grow((void **)&c->ops, &bytes, cap * sizeof *c->ops,
+                            "the sim stream's queue");
+        if (s == TCOMM_SUCCESS)
+            c->cap = cap;
     }
-    c->ops[c->len++] = *o;
+    if (s == TCOMM_SUCCESS)
+        c->ops[c->len++] = *o;
     pthread_mutex_unlock(&c->lock);
-    return TCOMM_SUCCESS;
+    return s;
 }
 
 tcomm_status_t tcomm_sim_enqueue(void *ctx, const tcomm_sim_op_t *o)

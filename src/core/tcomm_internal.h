@@ -95,6 +95,10 @@ void tcomm_host_mem_free(void *ctx, void *ptr);
 tcomm_status_t tcomm_host_mem_copy(void *ctx, void *dst, const void *src,
                                    size_t bytes);
 tcomm_status_t tcomm_host_mem_memset0(void *ctx, void *dst, size_t bytes);
+/* A buffer of the C heap that only grows: *buf of *bytes becomes at least
+ * want bytes (realloc, contents kept); what names it in the error. */
+tcomm_status_t tcomm_host_grow(void **buf, size_t *bytes, size_t want,
+                               const char *what);
 
 struct tcomm_graph {
     uint64_t id;
