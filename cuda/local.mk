@@ -15,6 +15,7 @@ cuda_libtcomm_cuda_la_SOURCES = \
 	cuda/tcomm_cuda_check.h \
 	cuda/tcomm_reduce_elem.h \
 	cuda/tcomm_kernel_index.h \
+	cuda/tcomm_cuda_launch.h \
 	cuda/cuda_space.h \
 	cuda/cuda_alloc.c \
 	cuda/cuda_space.c \
@@ -29,6 +30,8 @@ libtcomm_internal_la_LIBADD += cuda/libtcomm_cuda.la
 tcomm_cu_deps = $(top_srcdir)/cuda/tcomm_cuda.h \
 	$(top_srcdir)/cuda/tcomm_reduce_elem.h \
 	$(top_srcdir)/cuda/tcomm_kernel_index.h \
+	$(top_srcdir)/cuda/tcomm_cuda_launch.h \
+	$(top_srcdir)/mpi_kernels/tcomm_hd.h \
 	$(top_srcdir)/mpi_kernels/tcomm_half.h \
 	$(top_srcdir)/mpi_kernels/tcomm_reshape_index.h
 AM_V_NVCC = $(am__v_NVCC_@AM_V@)

@@ -8,18 +8,13 @@
 
 #include "tcomm.h"
 #include "tcomm_cuda.h"
+#include "tcomm_cuda_launch.h"
 #include "tcomm_reduce_elem.h"
 
 namespace {
 
-constexpr unsigned kThreads = 256;
-constexpr size_t kMaxBlocks = 65535;
-
-unsigned blocks_for(size_t n)
-{
-    size_t b = (n + kThreads - 1) / kThreads;
-    return (unsigned)(b < kMaxBlocks ? b : kMaxBlocks);
-}
+using tcomm_launch::blocks_for;
+using tcomm_launch::kThreads;
 
 template <typename T, T (*F)(T, T)>
 __global__ void reduce_kernel(T *__restrict__ acc, const T *__restrict__ x,

@@ -9,18 +9,13 @@
 #include <stdint.h>
 
 #include "tcomm_cuda.h"
+#include "tcomm_cuda_launch.h"
 #include "tcomm_kernel_index.h"
 
 namespace {
 
-constexpr unsigned kThreads = 256;
-constexpr size_t kMaxBlocks = 65535;
-
-unsigned blocks_for(size_t n)
-{
-    size_t b = (n + kThreads - 1) / kThreads;
-    return (unsigned)(b < kMaxBlocks ? b : kMaxBlocks);
-}
+using tcomm_launch::blocks_for;
+using tcomm_launch::kThreads;
 
 /* One rank's block (n = outer * w elements from src) to columns
  * [col, col + w) of the total-wide rows of dst. */
