@@ -20,9 +20,6 @@
  * what the data's do). Every rank computes the same cap from the same
  * slots.
  *
- * Across nodes the allgather goes in two levels where the communicator
- * has them (allgather_slots).
- *
  * A round moves every rank's slot to every rank, where an MPI_Allreduce
  * of the summary moves log(n) of them: so it is taken only up to
  * TCOMM_CARRY_RANKS ranks, and its room only as large as keeps the
@@ -32,7 +29,6 @@
 
 #include "tcomm_backend_mpi.h"
 #include "tcomm_carry_round.h"
-#include "tcomm_hier.h"
 #include "tcomm_internal.h"
 #include "tcomm_test_hooks.h"
 
@@ -92,44 +88,6 @@ static int most_cap(int n)
     return c;
 }
 
-/* all = every rank's B bytes (mine), in rank order. Flat: one
- * MPI_Allgather. Across nodes in two levels (st->hier): the node's slots
- * gathered to its first rank, one MPI_Allgatherv of the nodes' blocks
- * among the first ranks, the whole table broadcast on each node: the
- * network carries one message per node instead of a share of every
- * rank's, and the node steps are shared memory. tmp: n slots. */
-static int allgather_slots(const tcomm_mpi_state_t *st, const void *mine, int B,
-                           char *all, char *tmp)
-{
-    const tcomm_hier_t *h = st->hier;
-    if (!h)
-        return MPI_Allgather(mine, B, MPI_BYTE, all, B, MPI_BYTE, st->comm);
-    MPI_Comm node = ((const tcomm_mpi_state_t *)h->node->state)->comm;
-    int N = h->nodes, n = st->size, rc;
-    int cnt[TCOMM_CARRY_RANKS], at[TCOMM_CARRY_RANKS + 1];
-    /* tmp: the nodes' blocks in node order */
-    for (int k = 0; k < N; k++)
-        cnt[k] = 0;
-    for (int r = 0; r < n; r++)
-        cnt[h->node_of[r]] += B;
-    at[0] = 0;
-    for (int k = 0; k < N; k++)
-        at[k + 1] = at[k] + cnt[k];
-    if ((rc = MPI_Gather(mine, B, MPI_BYTE, tmp + at[h->node_index], B,
-                         MPI_BYTE, 0, node)) != MPI_SUCCESS)
-        return rc;
-    if (h->node_rank == 0) {
-        if ((rc = MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, tmp, cnt,
-                                 at, MPI_BYTE, h->cross)) != MPI_SUCCESS)
-            return rc;
-        for (int r = 0; r < n; r++) /* each slot to its rank's place */
-            memcpy(all + (size_t)r * (size_t)B,
-                   tmp + at[h->node_of[r]] + (size_t)h->local_of[r] * B,
-                   (size_t)B);
-    }
-    return MPI_Bcast(all, n * B, MPI_BYTE, 0, node);
-}
-
 tcomm_status_t tcomm_carry_round(tcomm_mpi_state_t *st, int64_t *values,
                                  int count, const void *mine, size_t bytes,
                                  const void **blocks, size_t *lens,
@@ -145,7 +103,7 @@ tcomm_status_t tcomm_carry_round(tcomm_mpi_state_t *st, int64_t *values,
     }
     tcomm_carry_round_t *r = st->carry;
     size_t cap = caps[r->cap], words = slot_words(count, cap);
-    size_t need = (size_t)(2 * n + 1) * words * sizeof(int64_t);
+    size_t need = (size_t)(n + 1) * words * sizeof(int64_t);
     if (need > r->buf_bytes) {
         int64_t *grown = realloc(r->buf, need);
         if (!grown) /* the same cap everywhere: report, never diverge */
@@ -155,8 +113,7 @@ tcomm_status_t tcomm_carry_round(tcomm_mpi_state_t *st, int64_t *values,
         r->buf = grown;
         r->buf_bytes = need;
     }
-    /* slot n is this rank's outgoing one, after the n received, then n
-     * slots of scratch for the round in two levels */
+    /* slot n is this rank's outgoing one, after the n received */
     int64_t *out = r->buf + (size_t)n * words;
     memcpy(out, values, (size_t)count * sizeof *values);
     out[count + WANT] = mine ? (int64_t)bytes : -1;
@@ -166,8 +123,8 @@ tcomm_status_t tcomm_carry_round(tcomm_mpi_state_t *st, int64_t *values,
         memcpy(&out[count + FIELDS], mine, put);
     memset((char *)&out[count + FIELDS] + put, 0, cap - put);
     int bytes_per_slot = (int)(words * sizeof(int64_t));
-    TCOMM_MPI_CHECK(allgather_slots(st, out, bytes_per_slot, (char *)r->buf,
-                                    (char *)(out + words)));
+    TCOMM_MPI_CHECK(MPI_Allgather(out, bytes_per_slot, MPI_BYTE, r->buf,
+                                  bytes_per_slot, MPI_BYTE, st->comm));
     int all_came = 1;
     for (int k = 0; k < n; k++) {
         const int64_t *s = r->buf + (size_t)k * words;

@@ -124,9 +124,8 @@ for map in slot node; do
         hier_reduce
     [ $map = node ] && taken hier_allreduce hier_bcast hier_reduce
 done
-# the agreement's round in two levels (src/mpi/carry_round.c): the
-# carried calls and the room's rules, ranks round robin (the table
-# permuted back to rank order)
+# the agreement's carrying round across hosts (src/mpi/carry_round.c):
+# the carried calls and the room's rules, ranks round robin
 suite "mpi_eager_net at 2 x 2 ranks round robin" 300 -np 4 --map-by node \
     "$b/test/mpi_eager_net"
 suite "mpi_mismatch at 2 x 2 ranks" 300 -np 4 --map-by slot \
