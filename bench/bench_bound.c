@@ -19,7 +19,7 @@
  *   all_gather      n copies of N (the peers' inputs and its own into
  *                   the output)
  *   broadcast       one copy of (n-1)/n N (the copy shared with the
- *                   root, src/mpi/node/shm_bcast.c)
+ *                   root, src/mpi/node/node_broadcast.c)
  *   all_to_all      n copies of the per-peer chunk (its own included)
  * Each size's pieces are timed before the timed sizes, in the run's
  * dtype, every rank at once (as the collective runs them), the best of a

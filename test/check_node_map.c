@@ -26,7 +26,7 @@
 typedef struct {
     int fd;
     char *addr;
-    tcomm_shm_arena_t desc;
+    tcomm_node_arena_line_t desc;
 } arena_t;
 
 static arena_t make_arena(const char *name, char fill)
@@ -39,10 +39,12 @@ static arena_t make_arena(const char *name, char fill)
     ck_assert_ptr_ne(a.addr, MAP_FAILED);
     memset(a.addr, fill, LEN);
     ck_assert_int_eq(fstat(a.fd, &sb), 0);
-    a.desc = (tcomm_shm_arena_t){.pid = getpid(), .fd = a.fd,
-                                 .base = 0x7f0000000000u, .size = LEN,
-                                 .dev = (uint64_t)sb.st_dev,
-                                 .ino = (uint64_t)sb.st_ino};
+    a.desc = (tcomm_node_arena_line_t){.pid = getpid(),
+                                       .fd = a.fd,
+                                       .base = 0x7f0000000000u,
+                                       .size = LEN,
+                                       .dev = (uint64_t)sb.st_dev,
+                                       .ino = (uint64_t)sb.st_ino};
     return a;
 }
 

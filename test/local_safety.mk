@@ -63,10 +63,10 @@ TESTS += test/mpi_shm_agree-np1.mpitest test/mpi_shm_agree-np2.mpitest \
 	test/mpi_shm_agree-np3.mpitest test/mpi_shm_agree-np4.mpitest
 
 # The shared-copy broadcast on one node: protocol, fallback, switch.
-check_PROGRAMS += test/mpi_shm_bcast
-test_mpi_shm_bcast_SOURCES = test/mpi_shm_bcast.c test/node_suite.c \
+check_PROGRAMS += test/mpi_node_broadcast
+test_mpi_node_broadcast_SOURCES = test/mpi_node_broadcast.c test/node_suite.c \
 	test/node_suite.h
-test_mpi_shm_bcast_CFLAGS = $(SAFETY_TEST_CFLAGS)
-test_mpi_shm_bcast_LDADD = $(SAFETY_TEST_LDADD)
-TESTS += test/mpi_shm_bcast-np1.mpitest test/mpi_shm_bcast-np2.mpitest \
-	test/mpi_shm_bcast-np3.mpitest test/mpi_shm_bcast-np4.mpitest
+test_mpi_node_broadcast_CFLAGS = $(SAFETY_TEST_CFLAGS)
+test_mpi_node_broadcast_LDADD = $(SAFETY_TEST_LDADD)
+TESTS += test/mpi_node_broadcast-np1.mpitest test/mpi_node_broadcast-np2.mpitest \
+	test/mpi_node_broadcast-np3.mpitest test/mpi_node_broadcast-np4.mpitest

@@ -2,7 +2,7 @@
 /* MPI suite of the single-copy all_reduce and reduce_scatter on one node
  * (src/mpi/node/node_reduce.c), on 1-4 ranks. The node calls are called
  * directly (at 3-4 ranks on 2 cores the backend's gate is closed), as
- * mpi_shm_bcast.c does: every dtype and op against the values every rank
+ * mpi_node_broadcast.c does: every dtype and op against the values every rank
  * computes itself (test/mpi_reference.c), NaN through MIN/MAX, sizes
  * that do not divide evenly and smaller than a cache line per rank, in
  * place and not, reduce_scatter along dims 0, 1 and 2, inputs unchanged,

@@ -30,16 +30,17 @@ static uint64_t mix(uint64_t x) /* splitmix64 */
 START_TEST(test_rounds_against_mpi)
 {
     MPI_Comm c;
-    tcomm_shm_min_t *s;
+    tcomm_node_segment_t *s;
     int bad = 0, all_bad = 0;
 
     MPI_Comm_dup(MPI_COMM_WORLD, &c);
-    ck_assert_int_eq(tcomm_shm_min_create(c, &s), MPI_SUCCESS);
+    ck_assert_int_eq(tcomm_node_segment_create(c, &s), MPI_SUCCESS);
     /* one rank: nothing to agree with; else this node has shared memory */
     ck_assert(np == 1 ? s == NULL : s != NULL);
     for (int round = 0; round < 4000 && s; round++) {
-        int64_t v[TCOMM_SHM_MIN_MAX], want[TCOMM_SHM_MIN_MAX];
-        int count = 1 + (int)(mix((uint64_t)round) % TCOMM_SHM_MIN_MAX);
+        int64_t v[TCOMM_NODE_SEGMENT_MIN_MAX], want[TCOMM_NODE_SEGMENT_MIN_MAX];
+        int count =
+            1 + (int)(mix((uint64_t)round) % TCOMM_NODE_SEGMENT_MIN_MAX);
         for (int i = 0; i < count; i++) /* often equal, sometimes not */
             v[i] = (int64_t)(mix((uint64_t)(round * 64 + i)) >> 1) -
                    (mix((uint64_t)(round * 64 + i) ^ (uint64_t)rank) % 8 ==
@@ -57,12 +58,12 @@ START_TEST(test_rounds_against_mpi)
         if (mix((uint64_t)round ^ (uint64_t)rank << 32) % 16 == 0)
             usleep(50); /* arrive late */
         MPI_Allreduce(v, want, count, MPI_INT64_T, MPI_MIN, c);
-        tcomm_shm_min(s, v, count);
+        tcomm_node_segment_min(s, v, count);
         bad += memcmp(v, want, (size_t)count * sizeof *v) != 0;
     }
     MPI_Allreduce(&bad, &all_bad, 1, MPI_INT, MPI_SUM, c);
     ck_assert_int_eq(all_bad, 0);
-    tcomm_shm_min_destroy(s);
+    tcomm_node_segment_destroy(s);
     MPI_Comm_free(&c);
 }
 END_TEST
@@ -74,7 +75,7 @@ END_TEST
 START_TEST(test_rounds_carry_bytes)
 {
     MPI_Comm c;
-    tcomm_shm_min_t *s;
+    tcomm_node_segment_t *s;
     int bad = 0, all_bad = 0;
     size_t cap = TCOMM_SHM_CARRY_MAX + 8;
     unsigned char *mine = malloc(cap), *all = malloc(cap * (size_t)np);
@@ -84,7 +85,7 @@ START_TEST(test_rounds_carry_bytes)
 
     ck_assert(mine && all && lens && blocks && got);
     MPI_Comm_dup(MPI_COMM_WORLD, &c);
-    ck_assert_int_eq(tcomm_shm_min_create(c, &s), MPI_SUCCESS);
+    ck_assert_int_eq(tcomm_node_segment_create(c, &s), MPI_SUCCESS);
     for (int round = 0; round < 2000 && s; round++) {
         uint64_t x = mix((uint64_t)round << 8 ^ (uint64_t)rank);
         long len = (long)(x % (TCOMM_SHM_CARRY_MAX + 1));
@@ -103,9 +104,9 @@ START_TEST(test_rounds_carry_bytes)
             expect &= lens[r] >= 0 && lens[r] <= TCOMM_SHM_CARRY_MAX;
         if (x % 13 == 0)
             usleep(30); /* arrive late */
-        int carried = tcomm_shm_min_carry(s, v, 2, len < 0 ? NULL : mine,
-                                          (size_t)(len < 0 ? 0 : len),
-                                          blocks, got);
+        int carried = tcomm_node_segment_min_carry(
+            s, v, 2, len < 0 ? NULL : mine, (size_t)(len < 0 ? 0 : len), blocks,
+            got);
         bad += carried != expect || memcmp(v, want, sizeof v) != 0;
         for (int r = 0; r < np && carried; r++)
             bad += got[r] != (size_t)lens[r] ||
@@ -114,7 +115,7 @@ START_TEST(test_rounds_carry_bytes)
     }
     MPI_Allreduce(&bad, &all_bad, 1, MPI_INT, MPI_SUM, c);
     ck_assert_int_eq(all_bad, 0);
-    tcomm_shm_min_destroy(s);
+    tcomm_node_segment_destroy(s);
     MPI_Comm_free(&c);
     free(mine), free(all), free(lens), free(blocks), free(got);
 }

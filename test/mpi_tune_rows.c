@@ -226,8 +226,8 @@ static void all_to_all_rows(void)
     a2a_equal("mpi_alltoall first", "all_to_all:0-:mpi_alltoall", "1",
               n * 1024, 4, 0, 0, "mpi_alltoall");
     /* (its default too: nothing goes before it) */
-    a2a_equal("mpi_alltoall_pull first", "all_to_all:0-:mpi_alltoall_pull",
-              "1", 16, n * 256, 1, 1, "mpi_alltoall_pull");
+    a2a_equal("node_all_to_all first", "all_to_all:0-:node_all_to_all", "1", 16,
+              n * 256, 1, 1, "node_all_to_all");
     /* strided on both sides, 2 KiB a rank per peer: the temporary by
      * default (below 16 KiB) */
     a2a_equal("mpi_alltoall_vector first",
@@ -236,15 +236,18 @@ static void all_to_all_rows(void)
     a2a_equal("mpi_alltoallw first", "all_to_all:0-:mpi_alltoallw", "0", 16,
               n * 32, 1, 1, "mpi_alltoallw");
     /* runs of 32 KiB, 64 KiB a rank per peer: vector below 256 KiB */
-    a2a_equal("mpi_alltoall_rows first", "all_to_all:0-:mpi_alltoall_rows",
-              "0", 2, n * 8192, 1, 1, "mpi_alltoall_rows");
+    a2a_equal("all_to_all_rows first", "all_to_all:0-:all_to_all_rows", "0", 2,
+              n * 8192, 1, 1, "all_to_all_rows");
+    /* the word an earlier release spelled it with still names it */
+    a2a_equal("the earlier word mpi_alltoall_rows",
+              "all_to_all:0-:mpi_alltoall_rows", "0", 2, n * 8192, 1, 1,
+              "all_to_all_rows");
     /* 64 KiB strided on both sides: vector by default */
     a2a_equal("pack first", "all_to_all:0-:pack+mpi_alltoall+unpack", "0",
               16, n * 1024, 1, 1, "pack+mpi_alltoall+unpack");
     /* runs of 128 B: the rows do not apply, the default (the temporary) */
-    a2a_equal("mpi_alltoall_rows, not applying",
-              "all_to_all:0-:mpi_alltoall_rows", "0", 16, n * 32, 1, 1,
-              "pack+mpi_alltoall+unpack");
+    a2a_equal("all_to_all_rows, not applying", "all_to_all:0-:all_to_all_rows",
+              "0", 16, n * 32, 1, 1, "pack+mpi_alltoall+unpack");
     a2a_equal("mpi_alltoall, not applying", "all_to_all:0-:mpi_alltoall",
               "0", 16, n * 32, 1, 1, "pack+mpi_alltoall+unpack");
     a2a_equal("a range that does not hold the call",
@@ -257,9 +260,8 @@ static void all_to_all_v_rows(void)
     /* contiguous pieces, 8-32 KiB a rank: the pull by default */
     a2a_token("mpi_alltoallv first", "all_to_all_v:0-:mpi_alltoallv", "1",
               64, 64, 0, 16, "mpi_alltoallv");
-    a2a_token("mpi_alltoall_v_pull first",
-              "all_to_all_v:0-:mpi_alltoall_v_pull", "1", 64, 64, 0, 16,
-              "mpi_alltoall_v_pull");
+    a2a_token("node_all_to_all_v first", "all_to_all_v:0-:node_all_to_all_v",
+              "1", 64, 64, 0, 16, "node_all_to_all_v");
     /* contiguous: the temporary's row takes it without one */
     a2a_token("pack row first, contiguous",
               "all_to_all_v:0-:pack+mpi_alltoallv+unpack", "0", 64, 64, 0,

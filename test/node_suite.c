@@ -41,14 +41,14 @@ tcomm_mpi_state_t make_state(void)
     MPI_Comm_set_errhandler(st.comm, MPI_ERRORS_RETURN);
     MPI_Comm_rank(st.comm, &st.rank);
     MPI_Comm_size(st.comm, &st.size);
-    ck_assert_int_eq(tcomm_shm_min_create(st.comm, &st.shm_min),
+    ck_assert_int_eq(tcomm_node_segment_create(st.comm, &st.segment),
                      MPI_SUCCESS);
     return st;
 }
 
 void free_state(tcomm_mpi_state_t *st)
 {
-    tcomm_shm_min_destroy(st->shm_min);
+    tcomm_node_segment_destroy(st->segment);
     MPI_Comm_free(&st->comm);
 }
 

@@ -52,8 +52,8 @@ for t in all_reduce all_gather reduce_scatter broadcast reduce all_to_all \
     all_to_all_v reduce_scatter_v barrier; do
     echo "$a" | grep -q "^$t (ranges of " || fail "--algorithms lacks $t"
 done
-for row in mpi_alltoall_pull mpi_alltoall_rows "pack+mpi_alltoall+unpack" \
-    mpi_alltoall_v_pull "pack+mpi_alltoallv+unpack" mpi_reduce_scatter_pipe \
+for row in node_all_to_all all_to_all_rows "pack+mpi_alltoall+unpack" \
+    node_all_to_all_v "pack+mpi_alltoallv+unpack" mpi_reduce_scatter_pipe \
     mpi_reduce_scatter_pack timeout_barrier mpi_barrier; do
     echo "$a" | grep -qF "  $row " || fail "--algorithms lacks the row $row"
 done

@@ -71,7 +71,7 @@ static const tcomm_setting_t settings[] = {
      tcomm_parse_bool, FIELD(hier)},
     {"TCOMM_TUNE", "",
      "rules that put a named algorithm first for a range of sizes, as in "
-     "all_reduce:0-4k:mpi_allreduce,4k-:node_allreduce (tcomm_info "
+     "all_reduce:0-4k:mpi_allreduce,4k-:node_all_reduce (tcomm_info "
      "--algorithms lists the names and the default choice); set it alike "
      "on every rank: communicators refuse to be created otherwise, or "
      "where a rule does not parse",

@@ -2,6 +2,7 @@
 /* The paths' words and their once-per-communicator INFO lines. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "tcomm_internal.h"
 #include "tcomm_log.h"
@@ -37,6 +38,32 @@ const char *tcomm_path_word(tcomm_path_t path)
 #undef TCOMM_PATH_WORD
     };
     return (unsigned)path < TCOMM_PATH_COUNT ? words[path] : "unknown";
+}
+
+/* The words earlier releases printed for paths since renamed to spell
+ * the collective as the contract does; TCOMM_TUNE still takes them. */
+tcomm_path_t tcomm_path_renamed(const char *word, size_t len)
+{
+    static const struct {
+        const char *word;
+        tcomm_path_t path;
+    } renamed[] = {
+        {"node_allreduce", TCOMM_PATH_NODE_ALL_REDUCE},
+        {"node_allgather", TCOMM_PATH_NODE_ALL_GATHER},
+        {"shm_bcast", TCOMM_PATH_NODE_BROADCAST},
+        {"mpi_alltoall_pull", TCOMM_PATH_NODE_ALL_TO_ALL},
+        {"mpi_alltoall_v_pull", TCOMM_PATH_NODE_ALL_TO_ALL_V},
+        {"mpi_alltoall_rows", TCOMM_PATH_ALL_TO_ALL_ROWS},
+        {"hier_allreduce", TCOMM_PATH_HIER_ALL_REDUCE},
+        {"hier_allreduce_leaders", TCOMM_PATH_HIER_ALL_REDUCE_LEADERS},
+        {"hier_allgather", TCOMM_PATH_HIER_ALL_GATHER},
+        {"hier_bcast", TCOMM_PATH_HIER_BROADCAST},
+    };
+    for (size_t i = 0; i < sizeof renamed / sizeof renamed[0]; i++)
+        if (strlen(renamed[i].word) == len &&
+            !strncmp(renamed[i].word, word, len))
+            return renamed[i].path;
+    return TCOMM_PATH_COUNT;
 }
 
 /* The INFO line of (coll, path), the first time comm logs it. */

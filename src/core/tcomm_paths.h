@@ -9,6 +9,7 @@
 #ifndef TCOMM_PATHS_H
 #define TCOMM_PATHS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "tcomm_backend.h"
@@ -31,10 +32,10 @@ typedef tcomm_coll_t tcomm_coll_kind_t;
     X(V_TABLE_ROUND, "v_table_round")                                       \
     X(MPI_ALLREDUCE, "mpi_allreduce")                                       \
     X(MPI_ORDERED_FOLD, "mpi_ordered_fold")                                 \
-    X(NODE_ALLREDUCE, "node_allreduce")                                     \
+    X(NODE_ALL_REDUCE, "node_all_reduce")                                   \
     X(MPI_ALLGATHERV, "mpi_allgatherv")                                     \
     X(MPI_ALLGATHER_RESHAPE, "mpi_allgather_reshape")                       \
-    X(NODE_ALLGATHER, "node_allgather")                                     \
+    X(NODE_ALL_GATHER, "node_all_gather")                                   \
     X(MPI_REDUCE_SCATTER, "mpi_reduce_scatter")                             \
     X(MPI_REDUCE_SCATTER_BLOCK, "mpi_reduce_scatter_block")                 \
     X(MPI_REDUCE_SCATTER_RESHAPE, "mpi_reduce_scatter_reshape")             \
@@ -42,7 +43,7 @@ typedef tcomm_coll_t tcomm_coll_kind_t;
     X(MPI_REDUCE_SCATTER_PACK, "mpi_reduce_scatter_pack")                   \
     X(NODE_REDUCE_SCATTER, "node_reduce_scatter")                           \
     X(MPI_BCAST, "mpi_bcast")                                               \
-    X(SHM_BCAST, "shm_bcast")                                               \
+    X(NODE_BROADCAST, "node_broadcast")                                     \
     X(MPI_BARRIER, "mpi_barrier")                                           \
     X(TIMEOUT_BARRIER, "timeout_barrier")                                   \
     X(MPI_REDUCE, "mpi_reduce")                                             \
@@ -58,16 +59,16 @@ typedef tcomm_coll_t tcomm_coll_kind_t;
     X(PACK_MPI_ALLTOALL_PIECES, "pack+mpi_alltoall_pieces")                 \
     X(MPI_ALLTOALL_PIECES_UNPACK, "mpi_alltoall_pieces+unpack")             \
     X(PACK_MPI_ALLTOALL_PIECES_UNPACK, "pack+mpi_alltoall_pieces+unpack")   \
-    X(MPI_ALLTOALL_PULL, "mpi_alltoall_pull")                               \
-    X(MPI_ALLTOALL_V_PULL, "mpi_alltoall_v_pull")                           \
+    X(NODE_ALL_TO_ALL, "node_all_to_all")                                   \
+    X(NODE_ALL_TO_ALL_V, "node_all_to_all_v")                               \
     X(MPI_ALLTOALL_VECTOR, "mpi_alltoall_vector")                           \
-    X(MPI_ALLTOALL_ROWS, "mpi_alltoall_rows")                               \
+    X(ALL_TO_ALL_ROWS, "all_to_all_rows")                                   \
     X(MPI_ALLTOALLW, "mpi_alltoallw")                                       \
-    X(HIER_ALLREDUCE, "hier_allreduce")                                     \
-    X(HIER_ALLREDUCE_LEADERS, "hier_allreduce_leaders")                     \
+    X(HIER_ALL_REDUCE, "hier_all_reduce")                                   \
+    X(HIER_ALL_REDUCE_LEADERS, "hier_all_reduce_leaders")                   \
     X(HIER_REDUCE_SCATTER, "hier_reduce_scatter")                           \
-    X(HIER_ALLGATHER, "hier_allgather")                                     \
-    X(HIER_BCAST, "hier_bcast")                                             \
+    X(HIER_ALL_GATHER, "hier_all_gather")                                   \
+    X(HIER_BROADCAST, "hier_broadcast")                                     \
     X(HIER_REDUCE, "hier_reduce")                                           \
     X(HIER_BARRIER, "hier_barrier")                                         \
     X(DEVICE_STAGED, "device_staged")                                       \
@@ -103,6 +104,11 @@ typedef struct {
 
 /* The path's word, as its TRACE line and doc/reference.md spell it. */
 const char *tcomm_path_word(tcomm_path_t path);
+
+/* The path an earlier release's word (len bytes) named, TCOMM_PATH_COUNT
+ * if none: node_allreduce, shm_bcast, mpi_alltoall_pull and the others
+ * that now spell the collective as the contract does. */
+tcomm_path_t tcomm_path_renamed(const char *word, size_t len);
 
 /* The all-to-all exchange base (MPI_ALLTOALL, MPI_ALLTOALLV,
  * MPI_ALLTOALL_PIECES) with pack+ and +unpack where they apply. */

@@ -167,6 +167,10 @@ static int algo_named(const tcomm_mpi_coll_table_t *t, const char *s, size_t n)
         if (strlen(w) == n && !strncmp(w, s, n))
             return i;
     }
+    tcomm_path_t renamed = tcomm_path_renamed(s, n);
+    for (int i = 0; i < t->count; i++)
+        if (t->algos[i].path == renamed)
+            return i;
     return -1;
 }
 
@@ -215,7 +219,7 @@ static int parse_rule(char *rule, tcomm_mpi_tune_t *tune,
                         "a rule is collective:from-to:algorithm (to may be "
                         "left out, and the collective after the first "
                         "rule), as in all_reduce:0-4k:mpi_allreduce,4k-:"
-                        "node_allreduce"),
+                        "node_all_reduce"),
                -1;
     tcomm_mpi_tune_t *t = tune;
     int k = t->count;

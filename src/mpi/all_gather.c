@@ -103,10 +103,12 @@ static tcomm_status_t reshape_run(tcomm_mpi_state_t *st,
 }
 
 static const tcomm_mpi_algo_t algos[] = {
-    {TCOMM_PATH_NODE_ALLGATHER, "single copies on one node",
+    {TCOMM_PATH_NODE_ALL_GATHER, "single copies on one node",
      TCOMM_NODE_GATHER_MIN, TCOMM_MPI_ANY_SIZE, one_node, node_run},
-    {TCOMM_PATH_HIER_ALLGATHER, "two levels, the nodes' first ranks across "
-     "nodes", 0, TCOMM_MPI_ANY_SIZE, tcomm_hier_all_gather_applies,
+    {TCOMM_PATH_HIER_ALL_GATHER,
+     "two levels, the nodes' first ranks across "
+     "nodes",
+     0, TCOMM_MPI_ANY_SIZE, tcomm_hier_all_gather_applies,
      tcomm_hier_all_gather_run},
     {TCOMM_PATH_MPI_ALLGATHERV, "MPI_Allgatherv in place", 0,
      TCOMM_MPI_ANY_SIZE, along_dim0, allgatherv_run},

@@ -46,12 +46,12 @@ static tcomm_status_t mpi_run(tcomm_mpi_state_t *st, const tcomm_coll_args_t *a)
 }
 
 static const tcomm_mpi_algo_t algos[] = {
-    {TCOMM_PATH_NODE_ALLREDUCE, "single copies on one node",
+    {TCOMM_PATH_NODE_ALL_REDUCE, "single copies on one node",
      TCOMM_NODE_MAPPED_MIN, TCOMM_MPI_ANY_SIZE, tcomm_mpi_one_node, node_run},
-    {TCOMM_PATH_HIER_ALLREDUCE, "two levels, a slice per node rank "
+    {TCOMM_PATH_HIER_ALL_REDUCE, "two levels, a slice per node rank "
      "across nodes", 0, TCOMM_MPI_ANY_SIZE,
      tcomm_hier_all_reduce_slices_applies, tcomm_hier_all_reduce_slices_run},
-    {TCOMM_PATH_HIER_ALLREDUCE_LEADERS, "two levels, the nodes' first ranks "
+    {TCOMM_PATH_HIER_ALL_REDUCE_LEADERS, "two levels, the nodes' first ranks "
      "across nodes", 0, TCOMM_MPI_ANY_SIZE,
      tcomm_hier_all_reduce_leaders_applies, tcomm_hier_all_reduce_leaders_run},
     {TCOMM_PATH_MPI_ORDERED_FOLD, "rank-order fold (deterministic)", 0,

@@ -131,7 +131,7 @@ static tcomm_status_t pull_run(tcomm_mpi_state_t *st,
 {
     int is_flat = flat(st, a), two = 0, tier, done = 0, rc;
     size_t run;
-    if (is_flat && (!st->shm_min || !tcomm_node_copy_allowed(st)))
+    if (is_flat && (!st->segment || !tcomm_node_copy_allowed(st)))
         return TCOMM_MPI_NOT_APPLIED;
     if (!is_flat && !strided_fits(st, a, &two, &run))
         return TCOMM_MPI_NOT_APPLIED;
@@ -267,19 +267,22 @@ static tcomm_status_t pack_run(tcomm_mpi_state_t *st,
  * every call, its page faults costing 10x at 16 MiB. Every term is the same on
  * every rank of an equal call. */
 static const tcomm_mpi_algo_t algos[] = {
-    {TCOMM_PATH_MPI_ALLTOALL_PULL, "single copies on one node",
+    {TCOMM_PATH_NODE_ALL_TO_ALL, "single copies on one node",
      TCOMM_NODE_MAPPED_MIN, TCOMM_MPI_ANY_SIZE, NULL, pull_run},
-    {TCOMM_PATH_MPI_ALLTOALL, "contiguous blocks: MPI_Alltoall on host "
-     "buffers", 0, TCOMM_MPI_ANY_SIZE, flat, alltoall_run},
+    {TCOMM_PATH_MPI_ALLTOALL,
+     "contiguous blocks: MPI_Alltoall on host "
+     "buffers",
+     0, TCOMM_MPI_ANY_SIZE, flat, alltoall_run},
     {TCOMM_PATH_MPI_ALLTOALL_VECTOR, "MPI vector datatypes per peer",
      (size_t)16 << 10, (size_t)256 << 10, vector_applies, vector_run},
-    {TCOMM_PATH_MPI_ALLTOALL_ROWS, "rows as MPI messages", (size_t)256 << 10,
+    {TCOMM_PATH_ALL_TO_ALL_ROWS, "rows as MPI messages", (size_t)256 << 10,
      TCOMM_MPI_ANY_SIZE, rows_applies, rows_run},
     {TCOMM_PATH_MPI_ALLTOALLW, "MPI_Alltoallw, a datatype per peer",
      (size_t)256 << 10, TCOMM_MPI_ANY_SIZE, alltoallw_applies, alltoallw_run},
-    {TCOMM_PATH_PACK_MPI_ALLTOALL_UNPACK, "a temporary where strided: "
-     "split_pack, MPI_Alltoall, gather_unpack", 0, TCOMM_MPI_ANY_SIZE, NULL,
-     pack_run},
+    {TCOMM_PATH_PACK_MPI_ALLTOALL_UNPACK,
+     "a temporary where strided: "
+     "split_pack, MPI_Alltoall, gather_unpack",
+     0, TCOMM_MPI_ANY_SIZE, NULL, pack_run},
 };
 
 TCOMM_MPI_TABLE(tcomm_mpi_all_to_all_table, TCOMM_COLL_ALL_TO_ALL, "all_to_all",

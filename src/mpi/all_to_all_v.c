@@ -144,13 +144,14 @@ static tcomm_status_t pack_run(tcomm_mpi_state_t *st,
 }
 
 static const tcomm_mpi_algo_t algos[] = {
-    {TCOMM_PATH_MPI_ALLTOALL_V_PULL, "single copies on one node",
+    {TCOMM_PATH_NODE_ALL_TO_ALL_V, "single copies on one node",
      TCOMM_NODE_MAPPED_MIN, TCOMM_MPI_ANY_SIZE, pull_applies, pull_run},
-    {TCOMM_PATH_MPI_ALLTOALLV, "contiguous blocks everywhere: MPI_Alltoallv",
-     0, TCOMM_MPI_ANY_SIZE, contiguous, pack_run},
-    {TCOMM_PATH_PACK_MPI_ALLTOALLV_UNPACK, "a temporary where strided: "
-     "split_pack, MPI_Alltoallv, gather_unpack", 0, TCOMM_MPI_ANY_SIZE, NULL,
-     pack_run},
+    {TCOMM_PATH_MPI_ALLTOALLV, "contiguous blocks everywhere: MPI_Alltoallv", 0,
+     TCOMM_MPI_ANY_SIZE, contiguous, pack_run},
+    {TCOMM_PATH_PACK_MPI_ALLTOALLV_UNPACK,
+     "a temporary where strided: "
+     "split_pack, MPI_Alltoallv, gather_unpack",
+     0, TCOMM_MPI_ANY_SIZE, NULL, pack_run},
 };
 
 TCOMM_MPI_TABLE(tcomm_mpi_all_to_all_v_table, TCOMM_COLL_ALL_TO_ALL_V,

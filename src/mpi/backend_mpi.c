@@ -48,8 +48,8 @@ static tcomm_status_t mpi_allreduce_min_i64(void *state, int64_t *values,
         return tcomm_timeout_allreduce_min_i64(st->timeout, st->comm,
                                                st->owner->seq, values,
                                                count);
-    if (st->shm_min && count <= TCOMM_SHM_MIN_MAX) {
-        tcomm_shm_min(st->shm_min, values, count);
+    if (st->segment && count <= TCOMM_NODE_SEGMENT_MIN_MAX) {
+        tcomm_node_segment_min(st->segment, values, count);
         return TCOMM_SUCCESS;
     }
     return tcomm_mpi_min_i64(st->comm, values, count);
@@ -68,15 +68,15 @@ static tcomm_status_t mpi_allreduce_min_i64_carry(void *state,
 {
     tcomm_mpi_state_t *st = state;
     *carried = 0;
-    if (st->timeout || count > TCOMM_SHM_MIN_MAX ||
-        (!st->shm_min && st->size > TCOMM_CARRY_RANKS))
+    if (st->timeout || count > TCOMM_NODE_SEGMENT_MIN_MAX ||
+        (!st->segment && st->size > TCOMM_CARRY_RANKS))
         return mpi_allreduce_min_i64(state, values, count);
     const void *offer = st->single_copy ? mine : NULL;
-    if (!st->shm_min)
+    if (!st->segment)
         return tcomm_carry_round(st, values, count, offer, bytes, blocks,
                                  lens, carried);
-    *carried = tcomm_shm_min_carry(st->shm_min, values, count, offer, bytes,
-                                   blocks, lens);
+    *carried = tcomm_node_segment_min_carry(st->segment, values, count, offer,
+                                            bytes, blocks, lens);
     return TCOMM_SUCCESS;
 }
 
@@ -90,9 +90,9 @@ static void mpi_destroy(void *state)
     tcomm_timeout_destroy(st->timeout, failed);
     tcomm_hier_destroy(st->hier, failed);
     tcomm_carry_round_destroy(st->carry);
-    if (st->shm_min)
-        tcomm_node_map_release(st->shm_min);
-    tcomm_shm_min_destroy(st->shm_min);
+    if (st->segment)
+        tcomm_node_map_release(st->segment);
+    tcomm_node_segment_destroy(st->segment);
     MPI_Finalized(&finalized);
     if (!finalized && !failed)
         MPI_Comm_free(&st->comm);
@@ -279,9 +279,9 @@ tcomm_status_t tcomm_comm_create_mpi(MPI_Comm mpi_comm, tcomm_comm_t **comm)
     /* With a timeout the first exchange must be one that can be given up
      * on (src/mpi/timeout.c); else ranks of one node meet in shared memory. */
     if (timeout <= 0 && !tcomm_test_hook(TCOMM_HOOK_NO_NODE_ROUND) &&
-        (s = tcomm_mpi_status(tcomm_shm_min_create(st->comm, &st->shm_min),
-                              "tcomm_comm_create_mpi (shared memory)",
-                              __FILE__, __LINE__)) != TCOMM_SUCCESS) {
+        (s = tcomm_mpi_status(tcomm_node_segment_create(st->comm, &st->segment),
+                              "tcomm_comm_create_mpi (shared memory)", __FILE__,
+                              __LINE__)) != TCOMM_SUCCESS) {
         mpi_destroy(st);
         return s;
     }

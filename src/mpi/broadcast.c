@@ -7,8 +7,8 @@
 #include "tcomm_hier.h"
 #include "tcomm_mpi_algo.h"
 #include "tcomm_mpi_kernels.h"
+#include "tcomm_node_broadcast.h"
 #include "tcomm_node_call.h"
-#include "tcomm_shm_bcast.h"
 
 static void *buffer(const tcomm_mpi_state_t *st, const tcomm_coll_args_t *a)
 {
@@ -23,16 +23,16 @@ static tcomm_status_t root_copy(const tcomm_mpi_state_t *st,
     return TCOMM_SUCCESS;
 }
 
-/* The shared copy (src/mpi/node/shm_bcast.c): its tier (no more ranks
- * than cores; attach from TCOMM_SHM_BCAST_MIN per receiver) is the node
+/* The shared copy (src/mpi/node/node_broadcast.c): its tier (no more ranks
+ * than cores; attach from TCOMM_NODE_BROADCAST_MIN per receiver) is the node
  * code's; a failed copy on any rank sends every rank on. */
 static tcomm_status_t shm_run(tcomm_mpi_state_t *st, const tcomm_coll_args_t *a)
 {
-    int done = 0, tier = tcomm_shm_bcast_applies(st, a->in->nbytes);
+    int done = 0, tier = tcomm_node_broadcast_applies(st, a->in->nbytes);
     if (tier == TCOMM_NODE_MPI)
         return TCOMM_MPI_NOT_APPLIED;
-    TCOMM_MPI_CHECK(tcomm_shm_bcast(st, buffer(st, a), a->in->nbytes, a->root,
-                                    tier, &done));
+    TCOMM_MPI_CHECK(tcomm_node_broadcast(st, buffer(st, a), a->in->nbytes,
+                                         a->root, tier, &done));
     return done ? root_copy(st, a) : TCOMM_MPI_NOT_APPLIED;
 }
 
@@ -44,9 +44,9 @@ static tcomm_status_t mpi_run(tcomm_mpi_state_t *st, const tcomm_coll_args_t *a)
 }
 
 static const tcomm_mpi_algo_t algos[] = {
-    {TCOMM_PATH_SHM_BCAST, "shared copy on one node", TCOMM_NODE_MAPPED_MIN,
-     TCOMM_MPI_ANY_SIZE, tcomm_mpi_one_node, shm_run},
-    {TCOMM_PATH_HIER_BCAST, "two levels, one rank per node across nodes", 0,
+    {TCOMM_PATH_NODE_BROADCAST, "shared copy on one node",
+     TCOMM_NODE_MAPPED_MIN, TCOMM_MPI_ANY_SIZE, tcomm_mpi_one_node, shm_run},
+    {TCOMM_PATH_HIER_BROADCAST, "two levels, one rank per node across nodes", 0,
      TCOMM_MPI_ANY_SIZE, tcomm_hier_broadcast_applies,
      tcomm_hier_broadcast_run},
     {TCOMM_PATH_MPI_BCAST, "MPI_Bcast on host buffers", 0, TCOMM_MPI_ANY_SIZE,

@@ -94,10 +94,10 @@ static tcomm_status_t mpi_run(tcomm_mpi_state_t *st, const tcomm_coll_args_t *a)
 }
 
 static const tcomm_mpi_algo_t algos[] = {
-    {TCOMM_PATH_NODE_ALLREDUCE, "single copies on one node (all_reduce's)",
+    {TCOMM_PATH_NODE_ALL_REDUCE, "single copies on one node (all_reduce's)",
      TCOMM_NODE_MAPPED_MIN, TCOMM_MPI_ANY_SIZE, tcomm_mpi_one_node, node_run},
-    {TCOMM_PATH_HIER_REDUCE, "two levels, the root's node rank across nodes",
-     0, TCOMM_MPI_ANY_SIZE, tcomm_hier_reduce_applies, tcomm_hier_reduce_run},
+    {TCOMM_PATH_HIER_REDUCE, "two levels, the root's node rank across nodes", 0,
+     TCOMM_MPI_ANY_SIZE, tcomm_hier_reduce_applies, tcomm_hier_reduce_run},
     {TCOMM_PATH_MPI_ORDERED_FOLD, "rank-order fold (deterministic)", 0,
      TCOMM_MPI_ANY_SIZE, tcomm_mpi_deterministic, ordered_run},
     {TCOMM_PATH_MPI_REDUCE, "MPI_Reduce on host buffers", 0, TCOMM_MPI_ANY_SIZE,

@@ -17,9 +17,10 @@ typedef struct tcomm_mpi_state {
     int cuda_aware;     /* device buffers go to MPI directly */
     tcomm_comm_t *owner; /* the handle (check, deterministic, seq) */
     struct tcomm_timeout *timeout; /* TCOMM_TIMEOUT > 0: src/mpi/timeout.c */
-    struct tcomm_shm_min *shm_min; /* one node, no timeout: node_segment.c */
+    struct tcomm_node_segment
+        *segment;            /* one node, no timeout: node_segment.c */
     struct tcomm_hier *hier; /* several nodes: src/mpi/hier.c */
-    /* the agreement's round without shm_min: src/mpi/carry_round.c */
+    /* the agreement's round without the node segment: src/mpi/carry_round.c */
     struct tcomm_carry_round *carry;
     int single_copy; /* TCOMM_SINGLE_COPY on every rank */
     uint64_t node_seq; /* single-copy calls so far (node_call.c) */

@@ -83,7 +83,7 @@ void tcomm_mpi_algo_note(tcomm_mpi_state_t *st,
                          const tcomm_mpi_coll_table_t *t, tcomm_path_t path,
                          const char *what);
 
-/* TCOMM_TUNE, parsed: "all_reduce:0-4k:mpi_allreduce,4k-:node_allreduce"
+/* TCOMM_TUNE, parsed: "all_reduce:0-4k:mpi_allreduce,4k-:node_all_reduce"
  * (a rule is collective:from-to:algorithm; the collective may be left
  * out after the first, and to, for no end; sizes in bytes with k, m or
  * g). */

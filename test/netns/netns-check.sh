@@ -110,19 +110,19 @@ taken() { # the paths the last suite must have taken (two levels; small
             { step "FAIL: path $p not taken"; fails=$((fails + 1)); }
     done
 }
-taken hier_allreduce hier_reduce_scatter hier_allgather hier_reduce hier_barrier eager
+taken hier_all_reduce hier_reduce_scatter hier_all_gather hier_reduce hier_barrier eager
 suite "mpi_hier at 2 x 2 ranks round robin" 300 -np 4 --map-by node \
     -x TCOMM_DEBUG=INFO "$b/test/mpi_hier"
-taken hier_allreduce hier_bcast hier_reduce hier_barrier eager
+taken hier_all_reduce hier_broadcast hier_reduce hier_barrier eager
 # under TCOMM_TIMEOUT the step across nodes is the bounded one
 # (src/mpi/hier_cross.c), here in pieces of at most 4099 elements
 for map in slot node; do
     suite "mpi_hier at 2 x 2 ranks ($map), TCOMM_TIMEOUT, pieces" 300 \
         -np 4 --map-by $map -x TCOMM_TIMEOUT=60 -x MPI_HIER_COUNT_LIMIT=4099 \
         -x TCOMM_DEBUG=INFO "$b/test/mpi_hier"
-    [ $map = slot ] && taken hier_allreduce hier_reduce_scatter hier_allgather \
+    [ $map = slot ] && taken hier_all_reduce hier_reduce_scatter hier_all_gather \
         hier_reduce
-    [ $map = node ] && taken hier_allreduce hier_bcast hier_reduce
+    [ $map = node ] && taken hier_all_reduce hier_broadcast hier_reduce
 done
 # the agreement's carrying round across hosts (src/mpi/carry_round.c):
 # the carried calls and the room's rules, ranks round robin
@@ -271,12 +271,12 @@ suite "mpi_collectives at 1 + 2 ranks" 600 -np 3 --map-by slot \
     "$b/test/mpi_collectives"
 suite "mpi_hier at 1 + 2 ranks" 300 -np 3 --map-by slot \
     -x TCOMM_DEBUG=INFO "$b/test/mpi_hier"
-taken hier_allreduce_leaders hier_reduce hier_barrier
+taken hier_all_reduce_leaders hier_reduce hier_barrier
 suite "mpi_eager_net at 1 + 2 ranks" 300 -np 3 --map-by slot \
     "$b/test/mpi_eager_net"
 suite "mpi_hier at 1 + 2 ranks, TCOMM_TIMEOUT, pieces" 300 -np 3 \
     --map-by slot -x TCOMM_TIMEOUT=60 -x MPI_HIER_COUNT_LIMIT=4099 \
     -x TCOMM_DEBUG=INFO "$b/test/mpi_hier"
-taken hier_allreduce_leaders hier_reduce
+taken hier_all_reduce_leaders hier_reduce
 [ $fails -eq 0 ] && step PASS || step FAIL
 exit $(( fails ? 1 : 0 ))

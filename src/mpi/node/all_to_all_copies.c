@@ -95,13 +95,14 @@ static int node_pull(const tcomm_all_to_all_plan_t *p, const void *in,
                      void *out, int tier, int *done)
 {
     size_t dims[4] = {p->souter, p->stotal, p->router, p->rtotal};
-    tcomm_shm_note_t mine = {
-        .addr = (uint64_t)(uintptr_t)in, .out = (uint64_t)(uintptr_t)out,
-        .bytes = p->souter * p->stotal * p->es,
-        .sig = tcomm_node_sig_layout(
-            tcomm_node_sig(TCOMM_NODE_ALL_TO_ALL, (int)p->dtype, 0, 0), dims,
-            4)},
-                     peer;
+    tcomm_node_note_t mine = {.addr = (uint64_t)(uintptr_t)in,
+                              .out = (uint64_t)(uintptr_t)out,
+                              .bytes = p->souter * p->stotal * p->es,
+                              .sig = tcomm_node_sig_layout(
+                                  tcomm_node_sig(TCOMM_NODE_ALL_TO_ALL,
+                                                 (int)p->dtype, 0, 0),
+                                  dims, 4)},
+                      peer;
     tcomm_node_call_t c;
 
     tcomm_node_call_begin(&c, p->st, &mine);

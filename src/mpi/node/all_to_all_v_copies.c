@@ -188,11 +188,11 @@ int tcomm_all_to_all_v_pull(const tcomm_all_to_all_plan_t *p,
     if (tier == TCOMM_NODE_MPI)
         return MPI_SUCCESS;
 
-    tcomm_shm_note_t mine = {.addr = (uint64_t)(uintptr_t)in->data,
-                             .out = (uint64_t)(uintptr_t)out->data,
-                             .bytes = sum,
-                             .sig = signature(&v)},
-                     peer;
+    tcomm_node_note_t mine = {.addr = (uint64_t)(uintptr_t)in->data,
+                              .out = (uint64_t)(uintptr_t)out->data,
+                              .bytes = sum,
+                              .sig = signature(&v)},
+                      peer;
     tcomm_node_call_t c;
     tcomm_node_call_begin(&c, p->st, &mine);
     tcomm_all_to_all_copy_own(p, in->data, out->data);

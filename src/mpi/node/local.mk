@@ -3,9 +3,9 @@
 # the agreement through it, the single-copy transfers between ranks.
 libtcomm_internal_la_SOURCES += \
 	src/mpi/node/tcomm_node_shm_map.h src/mpi/node/tcomm_node_segment.h \
-	src/mpi/node/tcomm_shm_bcast.h src/mpi/node/tcomm_peer_copy.h \
+	src/mpi/node/tcomm_node_broadcast.h src/mpi/node/tcomm_peer_copy.h \
 	src/mpi/node/node_shm_map.c src/mpi/node/node_segment.c \
-	src/mpi/node/shm_bcast.c src/mpi/node/peer_copy.c \
+	src/mpi/node/node_broadcast.c src/mpi/node/peer_copy.c \
 	src/mpi/node/tcomm_node_call.h src/mpi/node/node_call.c \
 	src/mpi/node/tcomm_node_reduce.h src/mpi/node/node_reduce.c \
 	src/mpi/node/tcomm_node_gather.h src/mpi/node/node_gather.c \

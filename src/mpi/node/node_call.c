@@ -63,12 +63,12 @@ int tcomm_node_tier(tcomm_mpi_state_t *st, size_t bytes, size_t attach_min)
 
 int tcomm_node_copy_allowed(const tcomm_mpi_state_t *st)
 {
-    return st->shm_min && st->size > 1 &&
+    return st->segment && st->size > 1 &&
            tcomm_mpi_pull_state(st->comm) != PULL_OFF;
 }
 
 void tcomm_node_call_begin(tcomm_node_call_t *c, tcomm_mpi_state_t *st,
-                           const tcomm_shm_note_t *mine)
+                           const tcomm_node_note_t *mine)
 {
     c->st = st;
     c->seq = ++st->node_seq;
@@ -77,8 +77,8 @@ void tcomm_node_call_begin(tcomm_node_call_t *c, tcomm_mpi_state_t *st,
     c->ok[0] = !tcomm_test_hook(TCOMM_HOOK_PULL_FAIL);
     c->ok[1] = 1;
     c->map_only = 0;
-    tcomm_node_map_publish(st->shm_min); /* before the note that needs it */
-    tcomm_shm_publish(st->shm_min, c->seq, mine);
+    tcomm_node_map_publish(st->segment); /* before the note that needs it */
+    tcomm_node_segment_publish(st->segment, c->seq, mine);
 }
 
 void tcomm_node_call_map_only(tcomm_node_call_t *c, size_t in_bytes,
@@ -90,7 +90,7 @@ void tcomm_node_call_map_only(tcomm_node_call_t *c, size_t in_bytes,
 }
 
 /* Are the peer's buffers that a mapped-tier call touches mapped? */
-static int mapped(const tcomm_node_call_t *c, const tcomm_shm_note_t *peer)
+static int mapped(const tcomm_node_call_t *c, const tcomm_node_note_t *peer)
 {
     pid_t pid = (pid_t)peer->pid;
     return (!c->map_in || tcomm_node_is_mapped(pid, peer->addr, c->map_in)) &&
@@ -98,9 +98,9 @@ static int mapped(const tcomm_node_call_t *c, const tcomm_shm_note_t *peer)
 }
 
 int tcomm_node_call_peer(tcomm_node_call_t *c, int rank,
-                         tcomm_shm_note_t *peer)
+                         tcomm_node_note_t *peer)
 {
-    tcomm_shm_peer(c->st->shm_min, rank, c->seq, peer);
+    tcomm_node_segment_peer(c->st->segment, rank, c->seq, peer);
     if (peer->bytes != c->mine.bytes || peer->root != c->mine.root ||
         peer->sig != c->mine.sig)
         c->ok[1] = 0;
@@ -108,7 +108,7 @@ int tcomm_node_call_peer(tcomm_node_call_t *c, int rank,
         c->ok[0] = 0;
     if (c->ok[0] != 1 || c->ok[1] != 1)
         return 0;
-    tcomm_node_map_peer(c->st->shm_min, rank, (pid_t)peer->pid);
+    tcomm_node_map_peer(c->st->segment, rank, (pid_t)peer->pid);
     if (c->map_only && !mapped(c, peer))
         c->ok[1] = 0; /* as calls that differ: MPI, nothing turned off */
     return c->ok[1] == 1;
@@ -122,7 +122,7 @@ void tcomm_node_call_copied(tcomm_node_call_t *c, int worked)
 
 int tcomm_node_call_fence(tcomm_node_call_t *c)
 {
-    tcomm_shm_min(c->st->shm_min, c->ok, 2);
+    tcomm_node_segment_min(c->st->segment, c->ok, 2);
     return c->ok[0] == 1 && c->ok[1] == 1;
 }
 

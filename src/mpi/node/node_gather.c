@@ -133,10 +133,9 @@ static void own_piece(const char *in, char *out, size_t col, size_t stride,
 /* Our rows, into our output and, where pushed, into every peer's
  * (whose notes are in peers[], ok[] where the call may copy with it),
  * piece by piece. */
-static void write_ours(tcomm_node_call_t *c, const tcomm_shm_note_t *peers,
-                       const int *ok, int n, int me, const char *in,
-                       char *out, size_t col, size_t stride, size_t outer,
-                       size_t rb)
+static void write_ours(tcomm_node_call_t *c, const tcomm_node_note_t *peers,
+                       const int *ok, int n, int me, const char *in, char *out,
+                       size_t col, size_t stride, size_t outer, size_t rb)
 {
     int push = pushed(outer, rb) && rb;
     size_t total = outer == 1 ? rb : outer; /* bytes, or rows */
@@ -165,11 +164,11 @@ int tcomm_node_all_gather(tcomm_mpi_state_t *st, const void *in, void *out,
         stride += rb[r];
         col += r < me ? rb[r] : 0;
     }
-    tcomm_shm_note_t mine = {.addr = (uint64_t)(uintptr_t)in,
-                             .out = (uint64_t)(uintptr_t)out,
-                             .bytes = outer * stride,
-                             .sig = layout_sig(dtype, outer, rb, n)},
-                     peer;
+    tcomm_node_note_t mine = {.addr = (uint64_t)(uintptr_t)in,
+                              .out = (uint64_t)(uintptr_t)out,
+                              .bytes = outer * stride,
+                              .sig = layout_sig(dtype, outer, rb, n)},
+                      peer;
     tcomm_node_call_t c;
     char stack[STACK_BYTES], *tmp = NULL;
     size_t most = 0; /* the largest peer block of short rows */
@@ -180,7 +179,7 @@ int tcomm_node_all_gather(tcomm_mpi_state_t *st, const void *in, void *out,
     if (outer > 1 && most)
         tmp = most <= sizeof stack ? stack : malloc(most);
 
-    tcomm_shm_note_t nstack[TCOMM_STACK_RANKS], *peers = nstack;
+    tcomm_node_note_t nstack[TCOMM_STACK_RANKS], *peers = nstack;
     int okstack[TCOMM_STACK_RANKS], *ok = okstack;
     if (n > TCOMM_STACK_RANKS) {
         peers = malloc((size_t)n * sizeof(*peers));

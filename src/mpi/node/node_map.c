@@ -44,15 +44,17 @@ typedef struct {
 static map_t maps[MAPS];
 static _Atomic int nmaps; /* slots ever used: readers scan this many */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-void tcomm_node_map_publish(tcomm_shm_min_t *s)
+void tcomm_node_map_publish(tcomm_node_segment_t *s)
 {
     tcomm_arena_info_t info;
-    if (tcomm_shm_arena_set(s) || !tcomm_arena_info(&info))
+    if (tcomm_node_segment_arena_set(s) || !tcomm_arena_info(&info))
         return;
-    tcomm_shm_arena_t a = {.fd = info.fd, .base = info.base,
-                           .size = info.size, .dev = info.dev,
-                           .ino = info.ino};
-    tcomm_shm_publish_arena(s, &a);
+    tcomm_node_arena_line_t a = {.fd = info.fd,
+                                 .base = info.base,
+                                 .size = info.size,
+                                 .dev = info.dev,
+                                 .ino = info.ino};
+    tcomm_node_segment_publish_arena(s, &a);
 }
 
 /* pid's current arena, or NULL. Lock-free: a slot's fields are
@@ -71,7 +73,7 @@ static const map_t *find(pid_t pid)
 }
 
 /* The peer's memfd mapped here, or NULL. */
-static char *map_arena(const tcomm_shm_arena_t *a)
+static char *map_arena(const tcomm_node_arena_line_t *a)
 {
 #if defined(SYS_pidfd_open) && defined(SYS_pidfd_getfd)
     char *here = NULL;
@@ -105,7 +107,7 @@ static void unmap(map_t *m) /* under lock, refs == 0 */
     atomic_store_explicit(&m->pid, 0, memory_order_release);
 }
 
-int tcomm_node_map_take(const tcomm_shm_arena_t *a)
+int tcomm_node_map_take(const tcomm_node_arena_line_t *a)
 {
     pid_t pid = (pid_t)a->pid;
     int free_slot = -1, n;
@@ -160,21 +162,21 @@ void tcomm_node_map_drop(int slot)
     pthread_mutex_unlock(&lock);
 }
 
-void tcomm_node_map_peer(tcomm_shm_min_t *s, int rank, pid_t pid)
+void tcomm_node_map_peer(tcomm_node_segment_t *s, int rank, pid_t pid)
 {
-    int *held = tcomm_shm_map_slots(s);
-    tcomm_shm_arena_t a;
-    if (held[rank] || !tcomm_shm_peer_arena(s, rank, &a) ||
+    int *held = tcomm_node_segment_map_slots(s);
+    tcomm_node_arena_line_t a;
+    if (held[rank] || !tcomm_node_segment_peer_arena(s, rank, &a) ||
         (pid_t)a.pid != pid)
         return;
     int slot = tcomm_node_map_take(&a);
     held[rank] = slot >= 0 ? slot + 1 : -1; /* -1: table full, tried */
 }
 
-void tcomm_node_map_release(tcomm_shm_min_t *s)
+void tcomm_node_map_release(tcomm_node_segment_t *s)
 {
-    int *held = tcomm_shm_map_slots(s);
-    for (int r = 0; r < tcomm_shm_min_size(s); r++)
+    int *held = tcomm_node_segment_map_slots(s);
+    for (int r = 0; r < tcomm_node_segment_size(s); r++)
         if (held[r] > 0)
             tcomm_node_map_drop(held[r] - 1);
 }

@@ -47,7 +47,7 @@
 
 typedef struct {
     tcomm_node_call_t c;
-    tcomm_shm_note_t stack[TCOMM_STACK_RANKS], *peer; /* [size] */
+    tcomm_node_note_t stack[TCOMM_STACK_RANKS], *peer; /* [size] */
     tcomm_dtype_t dtype;
     tcomm_op_t op;
     size_t es;
@@ -69,9 +69,8 @@ int tcomm_node_reduce_applies(tcomm_mpi_state_t *st, int kind, size_t rows,
 
 /* Begin the call and wait for every peer's note. 1: copy. The mapped
  * tier checks the peers' inputs and out_bytes of their outputs. */
-static int start(job_t *j, tcomm_mpi_state_t *st, const tcomm_shm_note_t *mine,
-                 tcomm_dtype_t dtype, tcomm_op_t op, int tier,
-                 size_t out_bytes)
+static int start(job_t *j, tcomm_mpi_state_t *st, const tcomm_node_note_t *mine,
+                 tcomm_dtype_t dtype, tcomm_op_t op, int tier, size_t out_bytes)
 {
     int n = st->size, go = 1;
     j->dtype = dtype;
@@ -89,7 +88,7 @@ static int start(job_t *j, tcomm_mpi_state_t *st, const tcomm_shm_note_t *mine,
     j->in_place = mine->addr == mine->out;
     for (int r = 0; r < n; r++)
         if (r != st->rank) { /* every note read, even out of memory */
-            tcomm_shm_note_t one, *p = j->peer ? &j->peer[r] : &one;
+            tcomm_node_note_t one, *p = j->peer ? &j->peer[r] : &one;
             go &= tcomm_node_call_peer(&j->c, r, p);
             j->in_place |= p->addr == p->out;
         }
@@ -108,7 +107,7 @@ static void stop(job_t *j)
 static int read_rows(job_t *j, int r, char *dst, uint64_t roff, size_t rstride,
                      size_t nrows, size_t cb)
 {
-    const tcomm_shm_note_t *p = &j->peer[r];
+    const tcomm_node_note_t *p = &j->peer[r];
     int ok = nrows == 1
                  ? tcomm_node_read((pid_t)p->pid, dst, p->addr + roff, cb)
                  : tcomm_node_read_strided((pid_t)p->pid, dst, p->addr + roff,
@@ -121,7 +120,7 @@ static int read_rows(job_t *j, int r, char *dst, uint64_t roff, size_t rstride,
  * mapped arena: folded from there, with no copy into tmp. */
 static const char *mapped_rows(job_t *j, int r, uint64_t roff, size_t len)
 {
-    const tcomm_shm_note_t *p = &j->peer[r];
+    const tcomm_node_note_t *p = &j->peer[r];
     return tcomm_node_mapped((pid_t)p->pid, p->addr + roff, len);
 }
 
@@ -163,7 +162,7 @@ static int push_block(job_t *j, const char *o, const char *src, size_t len)
 {
     int n = j->c.st->size, me = j->c.st->rank;
     for (int k = 1; j->push && k < n; k++) {
-        const tcomm_shm_note_t *p = &j->peer[(me + k) % n];
+        const tcomm_node_note_t *p = &j->peer[(me + k) % n];
         int ok = tcomm_node_write((pid_t)p->pid, src,
                                   p->out + (uint64_t)(o - j->push), len);
         tcomm_node_call_copied(&j->c, ok);
@@ -277,7 +276,7 @@ int tcomm_node_all_reduce(tcomm_mpi_state_t *st, const void *in, void *out,
 {
     int n = st->size, me = st->rank;
     size_t es = tcomm_dtype_size(dtype), lo, len;
-    tcomm_shm_note_t mine = {
+    tcomm_node_note_t mine = {
         .addr = (uint64_t)(uintptr_t)in,
         .out = (uint64_t)(uintptr_t)out,
         .bytes = numel * es,
@@ -319,7 +318,7 @@ int tcomm_node_reduce_scatter(tcomm_mpi_state_t *st, const void *in, void *out,
 {
     int n = st->size, me = st->rank;
     size_t es = tcomm_dtype_size(dtype), rb = chunk * es;
-    tcomm_shm_note_t mine = {
+    tcomm_node_note_t mine = {
         .addr = (uint64_t)(uintptr_t)in,
         .out = (uint64_t)(uintptr_t)out,
         .bytes = outer * (size_t)n * rb,

@@ -66,12 +66,12 @@ typedef struct {
     int16_t n;     /* values in v */
     int16_t half;  /* v is s of [s, -s]: the reader negates for the rest */
     int32_t carry; /* bytes carried from &v[n] on; -1: none offered */
-    int64_t v[TCOMM_SHM_MIN_MAX];
+    int64_t v[TCOMM_NODE_SEGMENT_MIN_MAX];
 } slot_t;
 
 typedef struct {
     _Atomic uint64_t seq;
-    tcomm_shm_note_t note;
+    tcomm_node_note_t note;
 } line_t;
 
 _Static_assert(sizeof(line_t) <= TCOMM_CACHE_LINE,
@@ -79,13 +79,13 @@ _Static_assert(sizeof(line_t) <= TCOMM_CACHE_LINE,
 
 typedef struct {
     _Atomic uint64_t set; /* 1 once arena holds this rank's */
-    tcomm_shm_arena_t arena;
+    tcomm_node_arena_line_t arena;
 } arena_line_t;
 
 _Static_assert(sizeof(arena_line_t) <= TCOMM_CACHE_LINE,
                "an arena line is one cache line");
 
-struct tcomm_shm_min {
+struct tcomm_node_segment {
     MPI_Comm comm; /* for MPI_Iprobe while waiting */
     int rank, size;
     uint64_t round;
@@ -94,19 +94,19 @@ struct tcomm_shm_min {
     int *map_slots; /* node_map.c's, per rank */
 };
 
-static slot_t *slot(tcomm_shm_min_t *s, int rank, uint64_t round)
+static slot_t *slot(tcomm_node_segment_t *s, int rank, uint64_t round)
 {
     return (slot_t *)(s->slots +
                       SLOT_BYTES * (2 * (size_t)rank + (round & 1)));
 }
 
-static line_t *line(tcomm_shm_min_t *s, int rank)
+static line_t *line(tcomm_node_segment_t *s, int rank)
 {
     return (line_t *)(s->slots + SLOT_BYTES * 2 * (size_t)s->size +
                       TCOMM_CACHE_LINE * (size_t)rank);
 }
 
-static arena_line_t *arena_line(tcomm_shm_min_t *s, int rank)
+static arena_line_t *arena_line(tcomm_node_segment_t *s, int rank)
 {
     return (arena_line_t *)(s->slots +
                             (SLOT_BYTES * 2 + TCOMM_CACHE_LINE) *
@@ -119,7 +119,7 @@ static size_t segment_bytes(int size)
     return (SLOT_BYTES * 2 + 2 * TCOMM_CACHE_LINE) * (size_t)size;
 }
 
-int tcomm_shm_min_create(MPI_Comm comm, tcomm_shm_min_t **out)
+int tcomm_node_segment_create(MPI_Comm comm, tcomm_node_segment_t **out)
 {
     MPI_Comm node;
     int rc, size, nsize;
@@ -140,7 +140,7 @@ int tcomm_shm_min_create(MPI_Comm comm, tcomm_shm_min_t **out)
     MPI_Comm_free(&node);
     if (rc != MPI_SUCCESS || p == NULL)
         return rc;
-    tcomm_shm_min_t *s = calloc(1, sizeof *s);
+    tcomm_node_segment_t *s = calloc(1, sizeof *s);
     int *map_slots = calloc((size_t)size, sizeof *map_slots);
     if (!s || !map_slots) { /* the others would wait: no way to agree */
         free(s);
@@ -158,7 +158,7 @@ int tcomm_shm_min_create(MPI_Comm comm, tcomm_shm_min_t **out)
     return MPI_SUCCESS;
 }
 
-void tcomm_shm_min_destroy(tcomm_shm_min_t *s)
+void tcomm_node_segment_destroy(tcomm_node_segment_t *s)
 {
     if (!s)
         return;
@@ -167,17 +167,17 @@ void tcomm_shm_min_destroy(tcomm_shm_min_t *s)
     free(s);
 }
 
-int tcomm_shm_min_size(const tcomm_shm_min_t *s)
+int tcomm_node_segment_size(const tcomm_node_segment_t *s)
 {
     return s->size;
 }
 
-int *tcomm_shm_map_slots(tcomm_shm_min_t *s)
+int *tcomm_node_segment_map_slots(tcomm_node_segment_t *s)
 {
     return s->map_slots;
 }
 
-static void wait_for(tcomm_shm_min_t *s, _Atomic uint64_t *word,
+static void wait_for(tcomm_node_segment_t *s, _Atomic uint64_t *word,
                      uint64_t value)
 {
     unsigned spins = 0;
@@ -207,13 +207,13 @@ static int is_plus_minus(const int64_t *v, int count)
     return 1;
 }
 
-int tcomm_shm_min_carry(tcomm_shm_min_t *s, int64_t *values, int count,
-                        const void *data, size_t bytes, const void **blocks,
-                        size_t *lens)
+int tcomm_node_segment_min_carry(tcomm_node_segment_t *s, int64_t *values,
+                                 int count, const void *data, size_t bytes,
+                                 const void **blocks, size_t *lens)
 {
     uint64_t round = ++s->round;
     slot_t *mine = slot(s, s->rank, round);
-    int64_t v[TCOMM_SHM_MIN_MAX];
+    int64_t v[TCOMM_NODE_SEGMENT_MIN_MAX];
 
     mine->half = (int16_t)is_plus_minus(values, count);
     mine->n = (int16_t)(mine->half ? count / 2 : count);
@@ -238,7 +238,7 @@ int tcomm_shm_min_carry(tcomm_shm_min_t *s, int64_t *values, int count,
         int32_t carry = peer->carry;
         int16_t pn = peer->n;
         if (carry < 0 || carry > TCOMM_SHM_CARRY_MAX || pn < 0 ||
-            pn > TCOMM_SHM_MIN_MAX)
+            pn > TCOMM_NODE_SEGMENT_MIN_MAX)
             carried = 0;
         else if (blocks) {
             blocks[r] = &peer->v[pn];
@@ -256,13 +256,13 @@ int tcomm_shm_min_carry(tcomm_shm_min_t *s, int64_t *values, int count,
     return carried && blocks;
 }
 
-void tcomm_shm_min(tcomm_shm_min_t *s, int64_t *values, int count)
+void tcomm_node_segment_min(tcomm_node_segment_t *s, int64_t *values, int count)
 {
-    tcomm_shm_min_carry(s, values, count, NULL, 0, NULL, NULL);
+    tcomm_node_segment_min_carry(s, values, count, NULL, 0, NULL, NULL);
 }
 
-void tcomm_shm_publish(tcomm_shm_min_t *s, uint64_t seq,
-                       const tcomm_shm_note_t *note)
+void tcomm_node_segment_publish(tcomm_node_segment_t *s, uint64_t seq,
+                                const tcomm_node_note_t *note)
 {
     line_t *mine = line(s, s->rank);
     mine->note = *note;
@@ -271,23 +271,23 @@ void tcomm_shm_publish(tcomm_shm_min_t *s, uint64_t seq,
     atomic_store_explicit(&mine->seq, seq, memory_order_release);
 }
 
-void tcomm_shm_peer(tcomm_shm_min_t *s, int rank, uint64_t seq,
-                    tcomm_shm_note_t *note)
+void tcomm_node_segment_peer(tcomm_node_segment_t *s, int rank, uint64_t seq,
+                             tcomm_node_note_t *note)
 {
     line_t *peer = line(s, rank);
     wait_for(s, &peer->seq, seq);
     *note = peer->note;
 }
 
-int tcomm_shm_arena_set(tcomm_shm_min_t *s)
+int tcomm_node_segment_arena_set(tcomm_node_segment_t *s)
 {
     /* only this rank writes its line */
     return (int)atomic_load_explicit(&arena_line(s, s->rank)->set,
                                      memory_order_relaxed);
 }
 
-void tcomm_shm_publish_arena(tcomm_shm_min_t *s,
-                             const tcomm_shm_arena_t *arena)
+void tcomm_node_segment_publish_arena(tcomm_node_segment_t *s,
+                                      const tcomm_node_arena_line_t *arena)
 {
     arena_line_t *mine = arena_line(s, s->rank);
     mine->arena = *arena;
@@ -296,8 +296,8 @@ void tcomm_shm_publish_arena(tcomm_shm_min_t *s,
     atomic_store_explicit(&mine->set, 1, memory_order_release);
 }
 
-int tcomm_shm_peer_arena(tcomm_shm_min_t *s, int rank,
-                         tcomm_shm_arena_t *arena)
+int tcomm_node_segment_peer_arena(tcomm_node_segment_t *s, int rank,
+                                  tcomm_node_arena_line_t *arena)
 {
     arena_line_t *peer = arena_line(s, rank);
     if (!atomic_load_explicit(&peer->set, memory_order_acquire))

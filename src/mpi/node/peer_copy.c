@@ -5,7 +5,7 @@
  * IOV_MAX rows), or memcpy where the peer's buffer is in its mapped
  * tensor arena (node_map.c). Whether the ranks share a node is asked once per
  * communicator (MPI_Comm_split_type). Used by the all_gather pull
- * (all_gather_attach.c) and the shared broadcast copy (shm_bcast.c). */
+ * (all_gather_attach.c) and the shared broadcast copy (node_broadcast.c). */
 #define _GNU_SOURCE
 #include <limits.h>
 #include <pthread.h>

@@ -4,8 +4,8 @@
  * buffers and a signature of its call) on its line of the agreement's
  * shared segment, reads its peers' notes, copies between its memory and
  * theirs with cross-memory attach, and meets them in fences (rounds of
- * tcomm_shm_min) that no rank leaves before every copy of the phase is
- * over. The broadcast (shm_bcast.c), the reductions (node_reduce.c) and
+ * tcomm_node_segment_min) that no rank leaves before every copy of the phase is
+ * over. The broadcast (node_broadcast.c), the reductions (node_reduce.c) and
  * the gathers are written on it. */
 #ifndef TCOMM_NODE_CALL_H
 #define TCOMM_NODE_CALL_H
@@ -68,7 +68,7 @@ int tcomm_node_tier(tcomm_mpi_state_t *st, size_t bytes, size_t attach_min);
 typedef struct {
     tcomm_mpi_state_t *st;
     uint64_t seq;
-    tcomm_shm_note_t mine;
+    tcomm_node_note_t mine;
     int state;    /* the pull state when the call began */
     int64_t ok[2]; /* [every copy worked, every rank made the same call] */
     int map_only;  /* TCOMM_NODE_MAPPED: peers' buffers must be mapped */
@@ -78,7 +78,7 @@ typedef struct {
 /* Begin: publish mine (addr, bytes, root, out, sig; pid and namespace
  * are filled in). Local, never waits. */
 void tcomm_node_call_begin(tcomm_node_call_t *c, tcomm_mpi_state_t *st,
-                           const tcomm_shm_note_t *mine);
+                           const tcomm_node_note_t *mine);
 /* After begin, for a call of the mapped tier: copy only if every peer's
  * [addr, addr + in_bytes) and [out, out + out_bytes) (0: not touched)
  * are mapped here. */
@@ -88,7 +88,7 @@ void tcomm_node_call_map_only(tcomm_node_call_t *c, size_t in_bytes,
  * this PID namespace, and no copy has failed yet: copy. 0: the outcome
  * is recorded for the next fence; copy nothing. */
 int tcomm_node_call_peer(tcomm_node_call_t *c, int rank,
-                         tcomm_shm_note_t *peer);
+                         tcomm_node_note_t *peer);
 /* A copy's outcome (1 worked); the test hook TCOMM_HOOK_PULL_FAIL makes
  * every copy fail. */
 void tcomm_node_call_copied(tcomm_node_call_t *c, int worked);

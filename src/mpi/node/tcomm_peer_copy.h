@@ -4,7 +4,7 @@
  * the PID namespace that decides whether a peer's pid means the same
  * process, and the read of a peer's rows (src/mpi/node/peer_copy.c). The
  * all_gather pull over them is src/mpi/node/all_gather_attach.c; the shared
- * broadcast copy is shm_bcast.c. */
+ * broadcast copy is node_broadcast.c. */
 #ifndef TCOMM_PEER_COPY_H
 #define TCOMM_PEER_COPY_H
 

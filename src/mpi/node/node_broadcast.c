@@ -10,7 +10,7 @@
  * rest: every rank copies (n - 1)/n of the message and no one waits for
  * a copy it could share. On 2 ranks that halves the copy: 64 KiB-16 MiB
  * in 0.45-0.65x the time of MPI_Bcast (numbers in doc/performance.md).
- * Below TCOMM_SHM_BCAST_MIN bytes per receiver MPI's eager messages win
+ * Below TCOMM_NODE_BROADCAST_MIN bytes per receiver MPI's eager messages win
  * (two system calls cost more than the copy).
  *
  * Protocol (node_call.c): every rank publishes its buffer's address,
@@ -24,33 +24,33 @@
  * MPI_Bcast, which rewrites the receivers' buffers whole. */
 #include <stdint.h>
 
+#include "tcomm_node_broadcast.h"
 #include "tcomm_node_call.h"
-#include "tcomm_shm_bcast.h"
 
 /* No more ranks than cores (mpirun --oversubscribe): the receivers spin
  * on the root's line, and a rank that spins while the peer it waits for
  * has no core slows both down (3 ranks on 2 cores: 1.3-2x MPI_Bcast at
  * 32-256 KiB). */
-int tcomm_shm_bcast_applies(tcomm_mpi_state_t *st, size_t bytes)
+int tcomm_node_broadcast_applies(tcomm_mpi_state_t *st, size_t bytes)
 {
     long cores = tcomm_node_cores();
     if (!tcomm_node_copy_allowed(st) || (cores > 0 && st->size > cores))
         return TCOMM_NODE_MPI;
     return tcomm_node_tier(st, bytes,
-                           TCOMM_SHM_BCAST_MIN * (size_t)(st->size - 1));
+                           TCOMM_NODE_BROADCAST_MIN * (size_t)(st->size - 1));
 }
 
-int tcomm_shm_bcast(tcomm_mpi_state_t *st, void *buf, size_t bytes,
-                    int root, int tier, int *done)
+int tcomm_node_broadcast(tcomm_mpi_state_t *st, void *buf, size_t bytes,
+                         int root, int tier, int *done)
 {
-    tcomm_shm_note_t mine = {.addr = (uint64_t)(uintptr_t)buf,
-                             .bytes = bytes, .root = root,
-                             .sig = tcomm_node_sig(TCOMM_NODE_BCAST, 0, 0, 0)},
-                     peer;
+    tcomm_node_note_t mine = {.addr = (uint64_t)(uintptr_t)buf,
+                              .bytes = bytes,
+                              .root = root,
+                              .sig = tcomm_node_sig(TCOMM_NODE_BCAST, 0, 0, 0)},
+                      peer;
     tcomm_node_call_t c;
     /* the root's share, a multiple of a cache line */
-    size_t head =
-        bytes / (size_t)st->size & ~(size_t)(TCOMM_CACHE_LINE - 1);
+    size_t head = bytes / (size_t)st->size & ~(size_t)(TCOMM_CACHE_LINE - 1);
 
     tcomm_node_call_begin(&c, st, &mine);
     if (tier == TCOMM_NODE_MAPPED) /* the root writes, the others read */
@@ -58,11 +58,10 @@ int tcomm_shm_bcast(tcomm_mpi_state_t *st, void *buf, size_t bytes,
     if (st->rank == root) {
         /* in turn from the next rank, as their notes appear */
         for (int k = 1; k < st->size; k++)
-            if (tcomm_node_call_peer(&c, (root + k) % st->size, &peer) &&
-                head)
+            if (tcomm_node_call_peer(&c, (root + k) % st->size, &peer) && head)
                 tcomm_node_call_copied(
-                    &c, tcomm_node_write((pid_t)peer.pid, buf, peer.addr,
-                                         head));
+                    &c,
+                    tcomm_node_write((pid_t)peer.pid, buf, peer.addr, head));
     } else if (tcomm_node_call_peer(&c, root, &peer)) {
         tcomm_node_call_copied(
             &c, tcomm_node_read((pid_t)peer.pid, (char *)buf + head,

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* MPI suite of the shared-copy broadcast on one node (src/mpi/node/shm_bcast.c),
- * on 1-4 ranks: the protocol itself at every root and at sizes that do
- * not divide evenly (a receiver's bytes past the message untouched, the
- * root's unchanged), a rank whose copies fail sending every rank back to
- * MPI_Bcast, a rank in another PID namespace doing the same, calls that
- * differ across ranks (possible unchecked) moving
- * nothing, the TCOMM_SINGLE_COPY switch agreed across ranks, and
- * tcomm_broadcast_into, checked and unchecked, in place or not, against
- * the values every rank computes itself. Checks are agreed across ranks
- * before ck_assert, so that no rank is left waiting. */
+/* MPI suite of the shared-copy broadcast on one node
+ * (src/mpi/node/node_broadcast.c), on 1-4 ranks: the protocol itself at every
+ * root and at sizes that do not divide evenly (a receiver's bytes past the
+ * message untouched, the root's unchanged), a rank whose copies fail sending
+ * every rank back to MPI_Bcast, a rank in another PID namespace doing the same,
+ * calls that differ across ranks (possible unchecked) moving nothing, the
+ * TCOMM_SINGLE_COPY switch agreed across ranks, and tcomm_broadcast_into,
+ * checked and unchecked, in place or not, against the values every rank
+ * computes itself. Checks are agreed across ranks before ck_assert, so that no
+ * rank is left waiting. */
 #define _GNU_SOURCE
 #include <check.h>
 #include <mpi.h>
@@ -24,9 +24,9 @@
 #include "tcomm_config.h"
 #include "tcomm_mpi.h"
 #include "tcomm_mpi_reshape.h"
+#include "tcomm_node_broadcast.h"
 #include "tcomm_node_call.h"
 #include "tcomm_node_segment.h"
-#include "tcomm_shm_bcast.h"
 #include "tcomm_test_hooks.h"
 
 #define GUARD 64 /* bytes past a receiver's message that must not change */
@@ -38,7 +38,7 @@ static unsigned char pattern(int root, size_t i, unsigned call)
     return (unsigned char)(i * 131 + (size_t)root * 7 + call * 29 + 1);
 }
 
-/* One tcomm_shm_bcast of bytes from root (MPI_Bcast when it says it did
+/* One tcomm_node_broadcast of bytes from root (MPI_Bcast when it says it did
  * not apply, as the backend does); returns this rank's wrong bytes, and
  * *done as the call said. */
 static int bcast_and_check(tcomm_mpi_state_t *st, size_t bytes, int root,
@@ -48,8 +48,9 @@ static int bcast_and_check(tcomm_mpi_state_t *st, size_t bytes, int root,
     int bad = 0;
     for (size_t i = 0; i < bytes + GUARD; i++)
         buf[i] = rank == root && i < bytes ? pattern(root, i, call) : 0xa5;
-    ck_assert_int_eq(tcomm_shm_bcast(st, buf, bytes, root, TCOMM_NODE_ATTACH, done),
-                     MPI_SUCCESS);
+    ck_assert_int_eq(
+        tcomm_node_broadcast(st, buf, bytes, root, TCOMM_NODE_ATTACH, done),
+        MPI_SUCCESS);
     if (!*done)
         MPI_Bcast(buf, (int)bytes, MPI_BYTE, root, st->comm);
     for (size_t i = 0; i < bytes; i++)
@@ -63,8 +64,8 @@ static int bcast_and_check(tcomm_mpi_state_t *st, size_t bytes, int root,
 /* Every root; sizes below, at and past a cache line, odd ones, big. */
 START_TEST(test_protocol)
 {
-    static const size_t sizes[] = {1, 63, 64, 65, 4099, 65536 + 5,
-                                   (1u << 20) + 13};
+    static const size_t sizes[] = {
+        1, 63, 64, 65, 4099, 65536 + 5, (1u << 20) + 13};
     if (np == 1)
         return; /* no segment: nothing to share a copy with */
     tcomm_mpi_state_t st = make_state();
@@ -98,7 +99,7 @@ static void expect_fallback(void (*spoil)(int on), int root)
     ck_assert_int_eq(agree_sum(bad), 0);
     ck_assert_int_eq(agree_sum(done), 0);
     ck_assert_int_eq(tcomm_mpi_pull_state(st.comm), PULL_OFF);
-    ck_assert(!tcomm_shm_bcast_applies(&st, 1u << 20));
+    ck_assert(!tcomm_node_broadcast_applies(&st, 1u << 20));
     free_state(&st);
 }
 
@@ -128,7 +129,9 @@ START_TEST(test_calls_differ)
     size_t mine = rank == 0 ? 1u << 20 : 1u << 16;
     unsigned char *buf = malloc(mine + GUARD);
     memset(buf, rank == 0 ? 0x11 : 0xa5, mine + GUARD);
-    ck_assert_int_eq(tcomm_shm_bcast(&st, buf, mine, 0, TCOMM_NODE_ATTACH, &done), MPI_SUCCESS);
+    ck_assert_int_eq(
+        tcomm_node_broadcast(&st, buf, mine, 0, TCOMM_NODE_ATTACH, &done),
+        MPI_SUCCESS);
     for (size_t i = 0; i < mine + GUARD; i++)
         bad += buf[i] != (rank == 0 ? 0x11 : 0xa5);
     ck_assert_int_eq(agree_sum(bad), 0);
@@ -136,8 +139,8 @@ START_TEST(test_calls_differ)
     /* ranks 0 and 1 each the root of its own broadcast */
     memset(buf, 0x20 + rank, mine);
     done = -1;
-    ck_assert_int_eq(tcomm_shm_bcast(&st, buf, 1u << 16, rank == 1,
-                                     TCOMM_NODE_ATTACH, &done),
+    ck_assert_int_eq(tcomm_node_broadcast(&st, buf, 1u << 16, rank == 1,
+                                          TCOMM_NODE_ATTACH, &done),
                      MPI_SUCCESS);
     for (size_t i = 0; i < 1u << 16; i++) /* no input overwritten */
         bad += rank <= 1 && buf[i] != 0x20 + rank;
@@ -145,8 +148,7 @@ START_TEST(test_calls_differ)
     ck_assert_int_eq(agree_sum(done), 0);
     ck_assert_int_eq(tcomm_mpi_pull_state(st.comm), PULL_UNKNOWN);
     /* and a right call still takes it */
-    ck_assert_int_eq(agree_sum(bcast_and_check(&st, 1u << 16, 0, 3, &done)),
-                     0);
+    ck_assert_int_eq(agree_sum(bcast_and_check(&st, 1u << 16, 0, 3, &done)), 0);
     ck_assert_int_eq(agree_sum(done != cma), 0);
     free(buf);
     free_state(&st);
@@ -163,9 +165,8 @@ START_TEST(test_switch_agreed)
     ck_assert_int_eq(tcomm_comm_create_mpi(MPI_COMM_WORLD, &comm),
                      TCOMM_SUCCESS);
     tcomm_mpi_state_t *st = comm->state;
-    ck_assert_int_eq(agree_sum(tcomm_mpi_pull_state(st->comm) != PULL_OFF),
-                     0);
-    ck_assert_int_eq(agree_sum(tcomm_shm_bcast_applies(st, 1u << 20)), 0);
+    ck_assert_int_eq(agree_sum(tcomm_mpi_pull_state(st->comm) != PULL_OFF), 0);
+    ck_assert_int_eq(agree_sum(tcomm_node_broadcast_applies(st, 1u << 20)), 0);
     tcomm_comm_destroy(comm);
     unsetenv("TCOMM_SINGLE_COPY");
     tcomm_config_reload();
@@ -197,9 +198,9 @@ START_TEST(test_public_broadcast)
                     uint32_t *a = tcomm_tensor_data(in);
                     uint32_t *b = tcomm_tensor_data(out);
                     for (size_t i = 0; i < n; i++) {
-                        a[i] = rank == root ? (uint32_t)(i * 2654435761u +
-                                                         (size_t)root)
-                                            : 0xdeadbeefu;
+                        a[i] = rank == root
+                                   ? (uint32_t)(i * 2654435761u + (size_t)root)
+                                   : 0xdeadbeefu;
                         b[i] = 0x5a5a5a5au;
                     }
                     tcomm_tensor_t *dst = inplace ? in : out;
@@ -207,8 +208,8 @@ START_TEST(test_public_broadcast)
                            TCOMM_SUCCESS;
                     uint32_t *d = tcomm_tensor_data(dst);
                     for (size_t i = 0; i < n; i++)
-                        bad += d[i] != (uint32_t)(i * 2654435761u +
-                                                  (size_t)root);
+                        bad +=
+                            d[i] != (uint32_t)(i * 2654435761u + (size_t)root);
                     tcomm_tensor_release(in);
                     tcomm_tensor_release(out);
                 }
@@ -222,8 +223,8 @@ END_TEST
 
 int main(int argc, char **argv)
 {
-    Suite *s = suite_create("mpi_shm_bcast");
-    TCase *tc = tcase_create("shm_bcast");
+    Suite *s = suite_create("mpi_node_broadcast");
+    TCase *tc = tcase_create("node_broadcast");
     int any;
 
     MPI_Init(&argc, &argv);
