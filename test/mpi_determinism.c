@@ -234,6 +234,73 @@ START_TEST(every_rank_holds_the_same_bits)
 }
 END_TEST
 
+/* AVG in the mode: the rank-order fold divided once by the ranks, on
+ * whichever rank folds the element, for all_reduce, reduce_scatter and
+ * reduce (the result on rank 0). */
+static void avg_equals_fold_over_ranks(const tcomm_tensor_t *out,
+                                       size_t first, const char *what)
+{
+    size_t n = tcomm_tensor_numel(out);
+    float *got = malloc(n * sizeof *got + 1);
+    ck_assert_int_eq(tcomm_tensor_to_host(out, got, n * sizeof *got),
+                     TCOMM_SUCCESS);
+    for (size_t k = 0; k < n; k++) {
+        float want = (float)fold(TCOMM_F32, first + k) / (float)nranks;
+        if (memcmp(&got[k], &want, sizeof want))
+            ck_abort_msg("%s rank %d [%zu]: %.9g, want the fold / %d = %.9g",
+                         what, rank, k, got[k], nranks, want);
+    }
+    free(got);
+}
+
+static void avg_on(tcomm_comm_t *c)
+{
+    ck_assert_int_eq(tcomm_comm_set_attr(c, TCOMM_ATTR_DETERMINISTIC, 1),
+                     TCOMM_SUCCESS);
+    size_t chunk = 1001, n = (size_t)nranks * chunk, s[1] = {n};
+    tcomm_tensor_t *in = input(TCOMM_F32, 1, s, n), *out;
+    ck_assert_int_eq(tcomm_all_reduce(c, in, TCOMM_AVG, &out),
+                     TCOMM_SUCCESS);
+    avg_equals_fold_over_ranks(out, 0, "all_reduce");
+    tcomm_tensor_release(out);
+    ck_assert_int_eq(tcomm_reduce_scatter(c, in, TCOMM_AVG, 0, &out),
+                     TCOMM_SUCCESS);
+    avg_equals_fold_over_ranks(out, (size_t)rank * chunk, "reduce_scatter");
+    tcomm_tensor_release(out);
+    out = NULL;
+    if (rank == 0)
+        ck_assert_int_eq(tcomm_tensor_empty(graph, TCOMM_F32, 1, s, &out),
+                         TCOMM_SUCCESS);
+    ck_assert_int_eq(tcomm_reduce_into(c, in, TCOMM_AVG, 0, out),
+                     TCOMM_SUCCESS);
+    if (rank == 0)
+        avg_equals_fold_over_ranks(out, 0, "reduce");
+    tcomm_tensor_release(out);
+    tcomm_tensor_release(in);
+}
+
+/* The default paths (single copies on one node), then the exchange and
+ * fold of src/mpi/ordered.c put first by TCOMM_TUNE. */
+START_TEST(avg_is_the_fold_divided_once)
+{
+    avg_on(comm);
+    ck_assert_int_eq(tcomm_comm_set_attr(comm, TCOMM_ATTR_DETERMINISTIC, 0),
+                     TCOMM_SUCCESS);
+    setenv("TCOMM_TUNE",
+           "all_reduce:0-:mpi_ordered_fold,reduce_scatter:0-:mpi_ordered_fold,"
+           "reduce:0-:mpi_ordered_fold",
+           1);
+    tcomm_config_reload();
+    tcomm_comm_t *tuned = NULL;
+    ck_assert_int_eq(tcomm_comm_create_mpi(MPI_COMM_WORLD, &tuned),
+                     TCOMM_SUCCESS);
+    unsetenv("TCOMM_TUNE");
+    tcomm_config_reload();
+    avg_on(tuned);
+    tcomm_comm_destroy(tuned);
+}
+END_TEST
+
 /* Mode off: the same calls work and are right within rounding. */
 START_TEST(mode_off_still_works)
 {
@@ -269,6 +336,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, env_variable_turns_it_on);
     tcase_add_test(tc, reduce_scatter_is_the_rank_order_fold);
     tcase_add_test(tc, every_rank_holds_the_same_bits);
+    tcase_add_test(tc, avg_is_the_fold_divided_once);
     tcase_add_test(tc, count_limit_zero_and_seven_do_not_hang);
     tcase_add_test(tc, mode_off_still_works);
     suite_add_tcase(s, tc);
