@@ -30,8 +30,7 @@ static tcomm_status_t node_run(tcomm_mpi_state_t *st,
 static tcomm_status_t ordered_run(tcomm_mpi_state_t *st,
                                   const tcomm_coll_args_t *a)
 {
-    TCOMM_TRY(tcomm_mpi_all_reduce_ordered(st, a->in, a->op, a->out));
-    return tcomm_mpi_finish_avg(st, a->op, a->out);
+    return tcomm_mpi_all_reduce_ordered(st, a->in, a->op, a->out);
 }
 
 static tcomm_status_t mpi_run(tcomm_mpi_state_t *st, const tcomm_coll_args_t *a)

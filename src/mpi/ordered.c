@@ -1,104 +1,45 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Deterministic reductions: every rank sends block r of its data to rank
- * r; rank r folds the blocks it received in rank order,
- * ((x0 op x1) op x2) ..., with the host kernels; an all-gather brings the
- * folded blocks to everyone. The result depends only on the inputs, never
- * on the algorithm MPI picks or the message size. */
+/* Deterministic reductions of host tensors: the one rank-order fold of
+ * src/mpi/device/device_path_fold.c (every rank sends block r of its data
+ * to rank r, rank r folds the blocks in rank order with the host kernels,
+ * AVG divided there; all_reduce all-gathers the folded blocks). The
+ * result depends only on the inputs, never on the algorithm MPI picks or
+ * the message size, and is the device paths' bit for bit. */
 #include <stdlib.h>
-#include <string.h>
 
-#include "tcomm_backend_mpi.h"
+#include "device_path.h"
 #include "tcomm_host_kernels.h"
-#include "tcomm_mpi_kernels.h"
 
-/* Block r of src (len[r] elements at lo[r]) goes to rank r; rank s's
- * block for us lands at dst + s * mylen. Pieces of at most
- * tcomm_mpi_count_limit() elements per message. */
-static int exchange_blocks(tcomm_mpi_state_t *st, const char *src,
-                           const size_t *lo, const size_t *len, char *dst,
-                           size_t mylen, tcomm_dtype_t dtype)
+/* The host's view for device_path_fold.c: its fold in host kernels. */
+static tcomm_dev_t host(tcomm_mpi_state_t *st, tcomm_dtype_t dtype)
 {
-    int n = st->size, me = st->rank, rc = MPI_SUCCESS;
-    size_t es = tcomm_dtype_size(dtype), step = tcomm_mpi_count_limit();
-    MPI_Datatype dt = tcomm_mpi_datatype(dtype);
-    MPI_Request stack[2 * TCOMM_STACK_RANKS], *req = stack;
-    if (n > TCOMM_STACK_RANKS && !(req = malloc(2 * (size_t)n * sizeof *req)))
-        return MPI_ERR_NO_MEM;
-    size_t most = 0;
-    for (int r = 0; r < n; r++)
-        most = len[r] > most ? len[r] : most;
-    for (size_t off = 0; off < most && rc == MPI_SUCCESS; off += step) {
-        int nreq = 0;
-        for (int r = 0; r < n; r++) {
-            size_t send = len[r] > off ? len[r] - off : 0;
-            size_t recv = mylen > off ? mylen - off : 0;
-            send = send < step ? send : step;
-            recv = recv < step ? recv : step;
-            const char *from = src + (lo[r] + off) * es;
-            char *to = dst + ((size_t)r * mylen + off) * es;
-            if (r == me) {
-                memcpy(to, from, send * es);
-                continue;
-            }
-            if (recv && rc == MPI_SUCCESS)
-                rc = MPI_Irecv(to, (int)recv, dt, r, 0, st->comm,
-                               &req[nreq++]);
-            if (send && rc == MPI_SUCCESS)
-                rc = MPI_Isend(from, (int)send, dt, r, 0, st->comm,
-                               &req[nreq++]);
-        }
-        int wrc = tcomm_mpi_waitall((size_t)nreq, req);
-        rc = rc != MPI_SUCCESS ? rc : wrc;
-    }
-    if (req != stack)
-        free(req);
-    return rc;
+    return (tcomm_dev_t){.st = st,
+                         .sp = &tcomm_memspace_host,
+                         .dtype = dtype,
+                         .el = tcomm_dtype_size(dtype),
+                         .det = 1};
 }
 
-/* acc = blocks[0] op blocks[1] op ... in rank order (len elements each,
- * back to back). */
-static int fold(tcomm_dtype_t dtype, tcomm_op_t op, const char *blocks,
-                size_t len, int n, void *acc)
-{
-    tcomm_status_t st = tcomm_space_fold_strided(
-        &tcomm_memspace_host, NULL, dtype, op, acc, blocks,
-        len * tcomm_dtype_size(dtype), n, len);
-    return st == TCOMM_SUCCESS ? MPI_SUCCESS : MPI_ERR_NO_MEM;
-}
+static const tcomm_folder_t host_kernels = {.dev = NULL};
 
 tcomm_status_t tcomm_mpi_all_reduce_ordered(tcomm_mpi_state_t *st,
                                             const tcomm_tensor_t *in,
                                             tcomm_op_t op,
                                             tcomm_tensor_t *out)
 {
-    int n = st->size, me = st->rank;
-    size_t stack[2 * TCOMM_STACK_RANKS], *lo = stack;
-    if (n > TCOMM_STACK_RANKS && !(lo = malloc(2 * (size_t)n * sizeof *lo)))
+    tcomm_dev_t d = host(st, in->dtype);
+    size_t n = (size_t)st->size, me = (size_t)st->rank;
+    size_t mine = in->numel / n + (me < in->numel % n);
+    char *scratch = malloc(n * mine * d.el + 1);
+    if (!scratch)
         return tcomm_error(TCOMM_ERR_NO_MEMORY,
-                           "tcomm_all_reduce: out of host memory");
-    size_t *len = lo + n, q = in->numel / (size_t)n,
-           rem = in->numel % (size_t)n;
-    for (int r = 0; r < n; r++) {
-        len[r] = q + ((size_t)r < rem);
-        lo[r] = (size_t)r * q + ((size_t)r < rem ? (size_t)r : rem);
-    }
-    size_t es = tcomm_dtype_size(in->dtype);
-    char *tmp = malloc((size_t)n * len[me] * es + 1);
-    int rc = MPI_ERR_NO_MEM;
-    if (tmp) {
-        rc = exchange_blocks(st, in->data, lo, len, tmp, len[me],
-                             in->dtype);
-        if (rc == MPI_SUCCESS)
-            rc = fold(in->dtype, op, tmp, len[me], n, tmp);
-        if (rc == MPI_SUCCESS)
-            rc = tcomm_mpi_allgatherv(tmp, len[me], out->data, len, lo,
-                                      in->dtype, st->comm);
-    }
-    free(tmp);
-    if (lo != stack)
-        free(lo);
-    return tcomm_mpi_status(rc, "tcomm_all_reduce (deterministic)",
-                            __FILE__, __LINE__);
+                           "tcomm_all_reduce (deterministic): out of host "
+                           "memory for %zu bytes",
+                           n * mine * d.el);
+    tcomm_status_t rc = tcomm_fold_all_reduce(&d, &host_kernels, op, in->data,
+                                              out->data, in->numel, scratch);
+    free(scratch);
+    return rc;
 }
 
 /* Rank r's chunk is sizes[r] along dim (NULL: the equal chunks of
@@ -111,16 +52,14 @@ tcomm_status_t tcomm_mpi_reduce_scatter_v_ordered(tcomm_mpi_state_t *st,
                                                   const size_t *sizes,
                                                   tcomm_tensor_t *out)
 {
-    int n = st->size, me = st->rank;
-    const char *fn = sizes ? "tcomm_reduce_scatter_v (deterministic)"
-                           : "tcomm_reduce_scatter (deterministic)";
-    size_t es = tcomm_dtype_size(in->dtype), outer, inner;
+    tcomm_dev_t d = host(st, in->dtype);
+    int n = st->size;
+    size_t outer, inner;
     tcomm_dim_split(in, dim, &outer, &inner);
-    size_t stack[3 * TCOMM_STACK_RANKS], *lo = stack;
-    if (n > TCOMM_STACK_RANKS && !(lo = malloc(3 * (size_t)n * sizeof *lo)))
-        return tcomm_error(TCOMM_ERR_NO_MEMORY, "%s: out of host memory",
-                           fn);
-    size_t *len = lo + n, *seg = lo + 2 * n, at = 0;
+    size_t *a = tcomm_dev_counts(&d, 3);
+    if (!a)
+        return TCOMM_ERR_NO_MEMORY;
+    size_t *seg = a, *len = a + n, *lo = a + 2 * n, at = 0;
     for (int r = 0; r < n; r++) {
         seg[r] = (sizes ? sizes[r] : in->shape[dim] / (size_t)n) * inner;
         len[r] = outer * seg[r];
@@ -130,25 +69,24 @@ tcomm_status_t tcomm_mpi_reduce_scatter_v_ordered(tcomm_mpi_state_t *st,
     /* Every rank packs when any does: its chunks go to the others even
      * where its own is empty. */
     const char *src = in->data;
-    char *packed = NULL, *tmp = malloc((size_t)n * len[me] * es + 1);
-    int rc = MPI_ERR_NO_MEM;
-    if (tmp && outer > 1 && in->numel > 0) {
-        if (!(packed = malloc(in->nbytes)))
-            goto out;
-        tcomm_host_split_pack(in->data, packed, es, outer, n, seg);
+    char *packed = NULL,
+         *scratch = malloc((size_t)n * len[st->rank] * d.el + 1);
+    tcomm_status_t rc = TCOMM_ERR_NO_MEMORY;
+    int pack = outer > 1 && in->numel > 0;
+    if (scratch && pack && (packed = malloc(in->nbytes))) {
+        tcomm_host_split_pack(in->data, packed, d.el, outer, n, seg);
         src = packed;
     }
-    if (tmp) {
-        rc = exchange_blocks(st, src, lo, len, tmp, len[me], in->dtype);
-        if (rc == MPI_SUCCESS)
-            rc = fold(in->dtype, op, tmp, len[me], n, out->data);
-    }
-out:
+    if (scratch && (!pack || packed))
+        rc = tcomm_fold_reduce_scatter_v(&d, &host_kernels, op, src, len, lo,
+                                         out->data, scratch);
+    else
+        tcomm_error(rc, "%s (deterministic): out of host memory",
+                    sizes ? "tcomm_reduce_scatter_v" : "tcomm_reduce_scatter");
     free(packed);
-    free(tmp);
-    if (lo != stack)
-        free(lo);
-    return tcomm_mpi_status(rc, fn, __FILE__, __LINE__);
+    free(scratch);
+    free(a);
+    return rc;
 }
 
 tcomm_status_t tcomm_mpi_reduce_scatter_ordered(tcomm_mpi_state_t *st,

@@ -41,8 +41,6 @@ static tcomm_status_t ordered_run(tcomm_mpi_state_t *st,
     tcomm_tensor_t *out;
     TCOMM_TRY(output(st, a, &out));
     tcomm_status_t s = tcomm_mpi_all_reduce_ordered(st, a->in, a->op, out);
-    if (s == TCOMM_SUCCESS && out == a->out)
-        s = tcomm_mpi_finish_avg(st, a->op, out);
     done_with(a, out);
     return s;
 }

@@ -93,9 +93,8 @@ static int strided_equal(const tcomm_mpi_state_t *st,
 static tcomm_status_t ordered_run(tcomm_mpi_state_t *st,
                                   const tcomm_coll_args_t *a)
 {
-    TCOMM_TRY(tcomm_mpi_reduce_scatter_v_ordered(st, a->in, a->op, a->dim,
-                                                 a->send_sizes, a->out));
-    return tcomm_mpi_finish_avg(st, a->op, a->out);
+    return tcomm_mpi_reduce_scatter_v_ordered(st, a->in, a->op, a->dim,
+                                              a->send_sizes, a->out);
 }
 
 /* One MPI call on the buffers: MPI_Reduce_scatter_block, or

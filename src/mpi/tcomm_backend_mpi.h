@@ -66,7 +66,7 @@ int tcomm_mpi_probe_cuda_aware(MPI_Comm comm);
 
 /* Deterministic reductions (TCOMM_DETERMINISTIC): the left fold in rank
  * order, bitwise identical on every rank at every size (src/mpi/ordered.c).
- * AVG folds as SUM; the caller divides. */
+ * AVG folds as SUM and is divided there. */
 tcomm_status_t tcomm_mpi_all_reduce_ordered(tcomm_mpi_state_t *st,
                                             const tcomm_tensor_t *in,
                                             tcomm_op_t op,

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Shared pieces of the device path (src/mpi/device/device_path*.c): collectives on
- * tensors whose graph space is not host memory (cuda, sim).
+/* Shared pieces of the device path (src/mpi/device/device_path*.c): collectives
+ * on tensors whose graph space is not host memory (cuda, sim).
  *
  *   device_path.c         entry points: direct or staged, dim > 0
  *                         reshaping around either, logging
  *   device_path_direct.c  CUDA-aware MPI on device pointers
  *   device_path_fold.c    all-to-all of chunks + rank-order fold: the
- *                         reductions MPI cannot do (device or host side)
+ *                         reductions MPI cannot do (device or host side),
+ *                         and host tensors' deterministic mode (ordered.c)
  *   device_path_staged.c  the double-buffered pinned pipeline, and the
  *                         staged all_reduce and broadcast
  *   device_path_staged_ops.c  staged all_gather and reduce_scatter
