@@ -26,11 +26,12 @@
  * each, (k, m) in the collective's proportion of R to W, S = R / k, so
  * that one pass moves R + W bytes through buffers as large as the
  * collective's, from the level of the memory hierarchy its data lives
- * at. Four kernels: glibc's memcpy block by block (each input block
+ * at. Five kernels: glibc's memcpy block by block (each input block
  * read, each output block written from it), out_j = in_0 ^ ... ^ in_{k-1}
  * with non-temporal stores (no write-allocate) and with ordinary ones
  * (no intermediate block either: where the data stay in the cache, the
- * fused loop a reduction runs), and where k = 1 one memcpy of S into
+ * fused loop a reduction runs), the latter again in AVX2 where the CPU
+ * has it (as tcomm's folds), and where k = 1 one memcpy of S into
  * each output (glibc may pick yet another way for it: a warm all_gather
  * of 1 MiB beat the bound without it). All ranks
  * run each kernel at once, the best of TRIES, before the timed sizes and
@@ -45,7 +46,7 @@
 #include <stdlib.h>
 #include <string.h>
 #if defined(__x86_64__)
-#include <emmintrin.h>
+#include <immintrin.h>
 #endif
 
 #include "tcomm_bench.h"
@@ -128,9 +129,51 @@ static void xor_pass(char **in, int k, char **out, int m, size_t s, int nt)
 #endif
 }
 
+/* The fused loop of xor_pass in 32-byte loads and ordinary stores, as
+ * tcomm's AVX2 folds run it: on data that stays in the cache the 8-byte
+ * loop above is bound by its instructions, and a reduce_scatter whose
+ * chunks sit in L2 beat a bound measured with it by up to 1.75x
+ * (doc/performance.md, "The bound"). 0 where the CPU lacks AVX2. */
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx2"))) static void
+xor_pass_avx2(char **in, int k, char **out, int m, size_t s)
+{
+    for (size_t i = 0; i < s; i += 64) {
+        __m256i x0 = _mm256_loadu_si256((const __m256i *)(in[0] + i));
+        __m256i x1 = _mm256_loadu_si256((const __m256i *)(in[0] + i + 32));
+        for (int j = 1; j < k; j++) {
+            x0 = _mm256_xor_si256(
+                x0, _mm256_loadu_si256((const __m256i *)(in[j] + i)));
+            x1 = _mm256_xor_si256(
+                x1, _mm256_loadu_si256((const __m256i *)(in[j] + i + 32)));
+        }
+        for (int j = 0; j < m; j++) {
+            _mm256_storeu_si256((__m256i *)(out[j] + i), x0);
+            _mm256_storeu_si256((__m256i *)(out[j] + i + 32), x1);
+        }
+    }
+}
+
+static int has_avx2(void)
+{
+    return __builtin_cpu_supports("avx2");
+}
+#else
+static void xor_pass_avx2(char **in, int k, char **out, int m, size_t s)
+{
+    (void)in, (void)k, (void)out, (void)m, (void)s;
+}
+
+static int has_avx2(void)
+{
+    return 0;
+}
+#endif
+
 /* This rank's best seconds of one kernel pass over S-byte streams
  * (kernel 0: copy_pass, 1: xor with non-temporal stores, 2: memcpy of
- * the one input into each output, 3: xor with ordinary stores). */
+ * the one input into each output, 3: xor with ordinary stores, 4: the
+ * same in AVX2). */
 static double time_kernel(bench_run_t *r, char **buf, int k, int m,
                           size_t s, int kernel)
 {
@@ -145,6 +188,8 @@ static double time_kernel(bench_run_t *r, char **buf, int k, int m,
                     memcpy(buf[1 + j], buf[0], s);
             else if (kernel == 1 || kernel == 3)
                 xor_pass(buf, k, buf + k, m, s, kernel == 1);
+            else if (kernel == 4)
+                xor_pass_avx2(buf, k, buf + k, m, s);
             else
                 copy_pass(buf, k, buf + k, m, s);
             __asm__ volatile("" ::: "memory"); /* each pass happens */
@@ -182,8 +227,8 @@ static int measure(bench_run_t *r, double *us, double *gbs)
             memset(buf[i], 0x3c, s); /* touched before the tries */
     bench_sync_int(r, &bad, BENCH_MAX);
     double rate = 0.0; /* this rank's bytes per second, the best kernel */
-    for (int kernel = 0; kernel < 4 && !bad; kernel++) {
-        if (kernel == 2 && t.k != 1)
+    for (int kernel = 0; kernel < 5 && !bad; kernel++) {
+        if ((kernel == 2 && t.k != 1) || (kernel == 4 && !has_avx2()))
             continue;
 #if !defined(__x86_64__)
         if (kernel == 1)
