@@ -85,6 +85,16 @@ void tcomm_f_check_recv(tcomm_f_pre_t *p, const char *fn,
                         const tcomm_f_view_t *s, const tcomm_f_view_t *r,
                         int rank, const size_t *want, int star,
                         const char *star_note);
+/* all_gather's rules: @p dim, then recvbuf's shape with its extent
+ * along dim left to tcomm (the ranks' sum); @p n ranks. */
+void tcomm_f_check_gather(tcomm_f_pre_t *p, const char *fn,
+                          const tcomm_f_view_t *s, const tcomm_f_view_t *r,
+                          int dim, int n);
+/* reduce_scatter's rules: @p op, @p dim, sendbuf's extent along dim a
+ * multiple of @p n, recvbuf's shape that of one rank's part. */
+void tcomm_f_check_scatter(tcomm_f_pre_t *p, const char *fn,
+                           const tcomm_f_view_t *s, const tcomm_f_view_t *r,
+                           int op, int dim, int n);
 /* The status of the C call, with the rank's own text in Fortran terms
  * where the local checks predicted the failure. */
 int tcomm_f_finish(int st, const tcomm_f_pre_t *p, const char *fn);

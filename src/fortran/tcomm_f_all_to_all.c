@@ -142,6 +142,42 @@ int tcomm_f_all_to_all(tcomm_f_comm_t *fc, CFI_cdesc_t *send,
     return tcomm_f_finish(st, &pre, fn);
 }
 
+/* The sizes array's C copy and both buffers; on failure the caller joins
+ * the collective with a NULL input. */
+static int open_sized(tcomm_f_comm_t *fc, const char *fn, CFI_cdesc_t *send,
+                      CFI_cdesc_t *recv, tcomm_f_view_t *s, tcomm_f_view_t *r,
+                      size_t **sz)
+{
+    *sz = calloc((size_t)fc->world_size, sizeof **sz);
+    int st =
+        *sz ? open_pair(fc, fn, send, recv, s, r)
+            : tcomm_f_fail(TCOMM_ERR_NO_MEMORY, "%s: out of host memory", fn);
+    if (st != TCOMM_SUCCESS) {
+        free(*sz);
+        *sz = NULL;
+    }
+    return st;
+}
+
+/* The call's status: a failure C could not see (blind), else the result
+ * copied into recvbuf or C's failure in Fortran terms; frees the rest. */
+static int finish_sized(int st, int blind, const tcomm_f_pre_t *pre,
+                        const char *fn, tcomm_tensor_t *out, tcomm_f_view_t *s,
+                        tcomm_f_view_t *r, size_t *sz)
+{
+    if (blind)
+        st = tcomm_f_fail(pre->status, "%s", pre->text);
+    else if (st == TCOMM_SUCCESS)
+        st = take_result(fn, out, r);
+    else
+        st = tcomm_f_finish(st, pre, fn);
+    tcomm_tensor_release(out);
+    tcomm_f_view_close(s, 0);
+    tcomm_f_view_close(r, st == TCOMM_SUCCESS);
+    free(sz);
+    return st;
+}
+
 int tcomm_f_all_to_all_v(tcomm_f_comm_t *fc, CFI_cdesc_t *send,
                          CFI_cdesc_t *recv, int split, const int64_t *sizes,
                          int nsizes, int concat)
@@ -153,13 +189,10 @@ int tcomm_f_all_to_all_v(tcomm_f_comm_t *fc, CFI_cdesc_t *send,
     tcomm_f_view_t s, r;
     tcomm_tensor_t *out = NULL;
     int n = fc->world_size;
-    size_t *sz = calloc((size_t)n, sizeof *sz);
-    int st = sz ? open_pair(fc, fn, send, recv, &s, &r)
-                : tcomm_f_fail(TCOMM_ERR_NO_MEMORY, "%s: out of host memory",
-                               fn);
+    size_t *sz;
+    int st = open_sized(fc, fn, send, recv, &s, &r, &sz);
     if (st != TCOMM_SUCCESS) { /* the C call still meets the peers */
         tcomm_all_to_all_v(fc->comm, NULL, -1, NULL, -1, &out);
-        free(sz);
         return st;
     }
     tcomm_f_pre_t pre = {0};
@@ -192,18 +225,7 @@ int tcomm_f_all_to_all_v(tcomm_f_comm_t *fc, CFI_cdesc_t *send,
     st = tcomm_all_to_all_v(fc->comm, blind ? NULL : s.tensor,
                             tcomm_f_c_dim(s.rank, split), blind ? NULL : sz,
                             tcomm_f_c_dim(s.rank, concat), &out);
-    if (blind) {
-        st = tcomm_f_fail(pre.status, "%s", pre.text);
-    } else if (st == TCOMM_SUCCESS) {
-        st = take_result(fn, out, &r);
-    } else {
-        st = tcomm_f_finish(st, &pre, fn);
-    }
-    tcomm_tensor_release(out);
-    tcomm_f_view_close(&s, 0);
-    tcomm_f_view_close(&r, st == TCOMM_SUCCESS);
-    free(sz);
-    return st;
+    return finish_sized(st, blind, &pre, fn, out, &s, &r, sz);
 }
 
 int tcomm_f_reduce_scatter_v(tcomm_f_comm_t *fc, CFI_cdesc_t *send,
@@ -217,14 +239,10 @@ int tcomm_f_reduce_scatter_v(tcomm_f_comm_t *fc, CFI_cdesc_t *send,
     tcomm_f_view_t s, r;
     tcomm_tensor_t *out = NULL;
     int n = fc->world_size;
-    size_t *sz = calloc((size_t)n, sizeof *sz);
-    int st = sz ? open_pair(fc, fn, send, recv, &s, &r)
-                : tcomm_f_fail(TCOMM_ERR_NO_MEMORY, "%s: out of host memory",
-                               fn);
+    size_t *sz;
+    int st = open_sized(fc, fn, send, recv, &s, &r, &sz);
     if (st != TCOMM_SUCCESS) { /* the C call still meets the peers */
-        tcomm_reduce_scatter_v(fc->comm, NULL, (tcomm_op_t)op, -1, NULL,
-                               &out);
-        free(sz);
+        tcomm_reduce_scatter_v(fc->comm, NULL, (tcomm_op_t)op, -1, NULL, &out);
         return st;
     }
     tcomm_f_pre_t pre = {0};
@@ -247,15 +265,5 @@ int tcomm_f_reduce_scatter_v(tcomm_f_comm_t *fc, CFI_cdesc_t *send,
     st = tcomm_reduce_scatter_v(fc->comm, blind ? NULL : s.tensor,
                                 (tcomm_op_t)op, tcomm_f_c_dim(s.rank, dim),
                                 blind ? NULL : sz, &out);
-    if (blind)
-        st = tcomm_f_fail(pre.status, "%s", pre.text);
-    else if (st == TCOMM_SUCCESS)
-        st = take_result(fn, out, &r);
-    else
-        st = tcomm_f_finish(st, &pre, fn);
-    tcomm_tensor_release(out);
-    tcomm_f_view_close(&s, 0);
-    tcomm_f_view_close(&r, st == TCOMM_SUCCESS);
-    free(sz);
-    return st;
+    return finish_sized(st, blind, &pre, fn, out, &s, &r, sz);
 }

@@ -95,6 +95,48 @@ void tcomm_f_check_recv(tcomm_f_pre_t *p, const char *fn,
                      fn, got, exp, star > 0 ? star_note : "");
 }
 
+/* recvbuf against the result's shape; gather: its extent along dim is
+ * only known after the exchange (printed as '*', checked by tcomm). */
+static void check_result(tcomm_f_pre_t *p, const char *fn,
+                         const tcomm_f_view_t *s, const tcomm_f_view_t *r,
+                         int dim, int n, int gather)
+{
+    int rank = gather && s->rank == 0 ? 1 : s->rank;
+    size_t want[TCOMM_MAX_DIMS];
+    for (int i = 0; i < rank; i++)
+        want[i] = s->rank ? s->ext[i] : 1;
+    if (!gather && rank > 0)
+        want[dim - 1] /= (size_t)n;
+    tcomm_f_check_recv(p, fn, s, r, rank, want, gather ? dim : 0,
+                       " (*: the sum of the ranks' extents along dim)");
+}
+
+void tcomm_f_check_gather(tcomm_f_pre_t *p, const char *fn,
+                          const tcomm_f_view_t *s, const tcomm_f_view_t *r,
+                          int dim, int n)
+{
+    tcomm_f_check_dim(p, fn, "dim", s, dim);
+    if (!p->status)
+        check_result(p, fn, s, r, dim, n, 1);
+}
+
+void tcomm_f_check_scatter(tcomm_f_pre_t *p, const char *fn,
+                           const tcomm_f_view_t *s, const tcomm_f_view_t *r,
+                           int op, int dim, int n)
+{
+    tcomm_f_check_op(p, fn, "sendbuf", s, op);
+    tcomm_f_check_dim(p, fn, "dim", s, dim);
+    size_t extent = s->rank ? (p->status ? 0 : s->ext[dim - 1]) : 1;
+    if (!p->status && extent % (size_t)n)
+        tcomm_f_pre_fail(p, TCOMM_ERR_SHAPE,
+                         "%s: extent %zu of sendbuf along dim %d is not "
+                         "divisible by the world size %d (make it a "
+                         "multiple of %d)",
+                         fn, extent, dim, n, n);
+    if (!p->status)
+        check_result(p, fn, s, r, dim, n, 0);
+}
+
 int tcomm_f_finish(int st, const tcomm_f_pre_t *p, const char *fn)
 {
     if (st == TCOMM_SUCCESS)

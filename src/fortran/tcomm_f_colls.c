@@ -11,22 +11,6 @@
 
 #include "tcomm_f.h"
 
-/* recvbuf against the result's shape; gather: its extent along dim is
- * only known after the exchange (printed as '*', checked by tcomm). */
-static void check_recv(tcomm_f_pre_t *p, const char *fn,
-                       const tcomm_f_view_t *s, const tcomm_f_view_t *r,
-                       int dim, int n, int gather)
-{
-    int rank = gather && s->rank == 0 ? 1 : s->rank;
-    size_t want[TCOMM_MAX_DIMS];
-    for (int i = 0; i < rank; i++)
-        want[i] = s->rank ? s->ext[i] : 1;
-    if (!gather && rank > 0)
-        want[dim - 1] /= (size_t)n;
-    tcomm_f_check_recv(p, fn, s, r, rank, want, gather ? dim : 0,
-                       " (*: the sum of the ranks' extents along dim)");
-}
-
 /* The buffer of an in-place call as a tensor (its own status names the
  * argument). */
 static int in_place(tcomm_f_comm_t *fc, const char *fn, CFI_cdesc_t *buf,
@@ -136,9 +120,7 @@ int tcomm_f_all_gather(tcomm_f_comm_t *fc, CFI_cdesc_t *send,
     if (st != TCOMM_SUCCESS)
         return st;
     tcomm_f_pre_t pre = {0};
-    tcomm_f_check_dim(&pre, fn, "dim", &s, dim);
-    if (!pre.status)
-        check_recv(&pre, fn, &s, &r, dim, fc->world_size, 1);
+    tcomm_f_check_gather(&pre, fn, &s, &r, dim, fc->world_size);
     st = tcomm_all_gather_into(fc->comm, s.tensor, tcomm_f_c_dim(s.rank, dim),
                                r.tensor);
     tcomm_f_view_close(&s, 0);
@@ -175,16 +157,7 @@ int tcomm_f_reduce_scatter(tcomm_f_comm_t *fc, CFI_cdesc_t *send,
     if (st != TCOMM_SUCCESS)
         return st;
     tcomm_f_pre_t pre = {0};
-    tcomm_f_check_op(&pre, fn, "sendbuf", &s, op);
-    tcomm_f_check_dim(&pre, fn, "dim", &s, dim);
-    size_t n = s.rank ? (pre.status ? 0 : s.ext[dim - 1]) : 1;
-    if (!pre.status && n % (size_t)fc->world_size)
-        tcomm_f_pre_fail(&pre, TCOMM_ERR_SHAPE,
-                 "%s: extent %zu of sendbuf along dim %d is not divisible "
-                 "by the world size %d (make it a multiple of %d)",
-                 fn, n, dim, fc->world_size, fc->world_size);
-    if (!pre.status)
-        check_recv(&pre, fn, &s, &r, dim, fc->world_size, 0);
+    tcomm_f_check_scatter(&pre, fn, &s, &r, op, dim, fc->world_size);
     st = tcomm_reduce_scatter_into(fc->comm, s.tensor, (tcomm_op_t)op,
                                    tcomm_f_c_dim(s.rank, dim), r.tensor);
     tcomm_f_view_close(&s, 0);
