@@ -159,46 +159,44 @@ int tcomm_f_broadcast_start(tcomm_f_comm_t *fc, CFI_cdesc_t *buf, int root,
     return finish_start(st, NULL, fn, fr, &s, &s, h);
 }
 
-int tcomm_f_all_gather_start(tcomm_f_comm_t *fc, CFI_cdesc_t *send,
-                             CFI_cdesc_t *recv, int dim, void **h)
+/* all_gather and reduce_scatter along Fortran dim @p dim: the same
+ * steps, their own local rules. */
+static int dim_start(tcomm_f_comm_t *fc, const char *fn, kind_t kind,
+                     CFI_cdesc_t *send, CFI_cdesc_t *recv, int op, int dim,
+                     void **h)
 {
-    static const char fn[] = "tcomm_all_gather_start";
     tcomm_f_clear();
     *h = NULL;
     if (!fc)
         return tcomm_f_no_comm(fn);
-    args_t a = {.kind = K_GATHER, .dim = -1};
+    args_t a = {.kind = kind, .op = op, .dim = -1};
     tcomm_f_view_t s, r;
     tcomm_f_req_t *fr;
     int st = open_start(fc, fn, &a, send, recv, &s, &r, &fr);
     if (st != TCOMM_SUCCESS)
         return st;
     tcomm_f_pre_t pre = {0};
-    tcomm_f_check_gather(&pre, fn, &s, &r, dim, fc->world_size);
+    if (kind == K_GATHER)
+        tcomm_f_check_gather(&pre, fn, &s, &r, dim, fc->world_size);
+    else
+        tcomm_f_check_scatter(&pre, fn, &s, &r, op, dim, fc->world_size);
     a.dim = tcomm_f_c_dim(s.rank, dim);
     st = c_start(fc->comm, &a, s.tensor, r.tensor, &fr->req);
     return finish_start(st, &pre, fn, fr, &s, &r, h);
 }
 
+int tcomm_f_all_gather_start(tcomm_f_comm_t *fc, CFI_cdesc_t *send,
+                             CFI_cdesc_t *recv, int dim, void **h)
+{
+    return dim_start(fc, "tcomm_all_gather_start", K_GATHER, send, recv, 0, dim,
+                     h);
+}
+
 int tcomm_f_reduce_scatter_start(tcomm_f_comm_t *fc, CFI_cdesc_t *send,
                                  CFI_cdesc_t *recv, int op, int dim, void **h)
 {
-    static const char fn[] = "tcomm_reduce_scatter_start";
-    tcomm_f_clear();
-    *h = NULL;
-    if (!fc)
-        return tcomm_f_no_comm(fn);
-    args_t a = {.kind = K_SCATTER, .op = op, .dim = -1};
-    tcomm_f_view_t s, r;
-    tcomm_f_req_t *fr;
-    int st = open_start(fc, fn, &a, send, recv, &s, &r, &fr);
-    if (st != TCOMM_SUCCESS)
-        return st;
-    tcomm_f_pre_t pre = {0};
-    tcomm_f_check_scatter(&pre, fn, &s, &r, op, dim, fc->world_size);
-    a.dim = tcomm_f_c_dim(s.rank, dim);
-    st = c_start(fc->comm, &a, s.tensor, r.tensor, &fr->req);
-    return finish_start(st, &pre, fn, fr, &s, &r, h);
+    return dim_start(fc, "tcomm_reduce_scatter_start", K_SCATTER, send, recv,
+                     op, dim, h);
 }
 
 int tcomm_f_all_to_all_start(tcomm_f_comm_t *fc, CFI_cdesc_t *send,

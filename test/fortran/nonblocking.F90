@@ -349,8 +349,11 @@ contains
     real(8), asynchronous :: s(2, 3), g(2, 3 * np)
     complex(8), asynchronous :: z(2, 3)
     type(tcomm_request_t) :: req
+    real(8), asynchronous :: ru(2 * np + 1, 3), rr(2, 3)
+    character(len=160) :: want
     integer :: st, st2, bad, x(2)
     bad = np - 1
+    ru = 1
     s = me
     g = -7
     if (me == bad) then
@@ -376,6 +379,40 @@ contains
     if (any(g /= -7)) then
       print '(a, i0, a)', 'rank ', me, ': a failed gather wrote recvbuf'
       fails = fails + 1
+    end if
+    ! sendbuf's extent along dim not a multiple of the world size, on
+    ! the last rank only (one rank has nothing to split wrongly)
+    if (np > 1) then
+      rr = -7
+      if (me == bad) then
+        call tcomm_reduce_scatter_start(comm, ru(1:2 * np + 1, :), rr, &
+            TCOMM_SUM, 1, req, st)
+      else
+        call tcomm_reduce_scatter_start(comm, ru(1:2 * np, :), rr, &
+            TCOMM_SUM, 1, req, st)
+      end if
+      st2 = TCOMM_SUCCESS
+      if (st == TCOMM_SUCCESS) call tcomm_wait(req, st2)
+      write (want, '(a, i0, a, i0)') 'tcomm_reduce_scatter_start: extent ', &
+          2 * np + 1, ' of sendbuf along dim 1 is not divisible by the ' // &
+          'world size ', np
+      if (me == bad .and. (st /= TCOMM_ERR_SHAPE .or. c_assoc(req) &
+          .or. index(tcomm_last_error(), trim(want)) /= 1)) then
+        print '(a, i0, a, i0, 2a)', 'rank ', me, ': indivisible start: ', &
+            st, ' ', tcomm_last_error()
+        fails = fails + 1
+      end if
+      if (me /= bad .and. (st /= TCOMM_SUCCESS .or. &
+          st2 == TCOMM_SUCCESS)) then
+        print '(a, i0, a, i0, a, i0)', 'rank ', me, &
+            ': peer of an indivisible start: ', st, ' then ', st2
+        fails = fails + 1
+      end if
+      if (any(rr /= -7)) then
+        print '(a, i0, a)', 'rank ', me, &
+            ': a failed reduce_scatter wrote recvbuf'
+        fails = fails + 1
+      end if
     end if
     ! a type tcomm does not take, on rank 0 only
     x = 1
