@@ -9,33 +9,33 @@
 #include "device_path.h"
 #include "tcomm_mpi_kernels.h"
 
+/* A fold's end: the kernels done with scratch before it goes. */
+static tcomm_status_t free_scratch(const tcomm_dev_t *d, void *scratch,
+                                   tcomm_status_t rc)
+{
+    d->sp->synchronize(d->ctx);
+    d->sp->free(d->ctx, scratch);
+    return rc;
+}
+
 tcomm_status_t tcomm_direct_all_reduce(const tcomm_dev_t *d,
                                        const void *in, void *out, size_t n,
                                        tcomm_op_t op)
 {
-    MPI_Comm comm = d->st->comm;
     MPI_Op mop;
     void *scratch = NULL;
-    tcomm_status_t rc = TCOMM_SUCCESS;
 
     TCOMM_TRY(d->sp->synchronize(d->ctx));
     if (tcomm_dev_mpi_builtin(d, op, &mop)) {
-        TCOMM_MPI_CHECK_GOTO(tcomm_mpi_allreduce(in == out ? MPI_IN_PLACE
-                                                            : in,
-                                                 out, n, d->dtype, mop, comm),
-                             rc, done);
+        TCOMM_MPI_CHECK(tcomm_mpi_allreduce(in == out ? MPI_IN_PLACE : in, out,
+                                            n, d->dtype, mop, d->st->comm));
         return TCOMM_SUCCESS;
     }
     size_t p = (size_t)d->st->size;
     TCOMM_TRY(tcomm_dev_scratch(d, (n / p + 1) * p * d->el, &scratch));
     tcomm_folder_t f = { d };
-    rc = tcomm_fold_all_reduce(d, &f, op, in, out, n, scratch);
-done:
-    if (scratch) {
-        d->sp->synchronize(d->ctx);
-        d->sp->free(d->ctx, scratch);
-    }
-    return rc;
+    return free_scratch(d, scratch,
+                        tcomm_fold_all_reduce(d, &f, op, in, out, n, scratch));
 }
 
 tcomm_status_t tcomm_direct_all_gather(const tcomm_dev_t *d,
@@ -53,32 +53,41 @@ done:
     return rc;
 }
 
-tcomm_status_t tcomm_direct_reduce_scatter(const tcomm_dev_t *d,
-                                           const void *in, void *out,
-                                           size_t count, tcomm_op_t op)
+/* Equal parts of @p own elements (count NULL) or the uneven parts
+ * count/off, this rank's being @p own. */
+static tcomm_status_t reduce_scatter(const tcomm_dev_t *d, const void *in,
+                                     void *out, size_t own, const size_t *count,
+                                     const size_t *off, tcomm_op_t op)
 {
     MPI_Op mop;
     void *scratch = NULL;
-    tcomm_status_t rc = TCOMM_SUCCESS;
+    MPI_Comm comm = d->st->comm;
 
     TCOMM_TRY(d->sp->synchronize(d->ctx));
     if (tcomm_dev_mpi_builtin(d, op, &mop)) {
-        TCOMM_MPI_CHECK_GOTO(tcomm_mpi_reduce_scatter_block(
-                                 in, out, count, d->dtype, mop, d->st->comm),
-                             rc, done);
+        if (count)
+            TCOMM_MPI_CHECK(tcomm_mpi_reduce_scatter_counts(
+                in, out, count, d->dtype, mop, comm));
+        else
+            TCOMM_MPI_CHECK(tcomm_mpi_reduce_scatter_block(
+                in, out, own, d->dtype, mop, comm));
         return TCOMM_SUCCESS;
     }
     size_t p = (size_t)d->st->size;
-    TCOMM_TRY(tcomm_dev_scratch(d, p * count * d->el, &scratch));
+    TCOMM_TRY(tcomm_dev_scratch(d, p * own * d->el, &scratch));
     tcomm_folder_t f = { d };
-    rc = tcomm_fold_reduce_scatter(d, &f, op, in, count, 0, out, count,
-                                   scratch);
-done:
-    if (scratch) {
-        d->sp->synchronize(d->ctx);
-        d->sp->free(d->ctx, scratch);
-    }
-    return rc;
+    return free_scratch(d, scratch,
+                        count ? tcomm_fold_reduce_scatter_v(
+                                    d, &f, op, in, count, off, out, scratch)
+                              : tcomm_fold_reduce_scatter(d, &f, op, in, own, 0,
+                                                          out, own, scratch));
+}
+
+tcomm_status_t tcomm_direct_reduce_scatter(const tcomm_dev_t *d, const void *in,
+                                           void *out, size_t count,
+                                           tcomm_op_t op)
+{
+    return reduce_scatter(d, in, out, count, NULL, NULL, op);
 }
 
 tcomm_status_t tcomm_direct_reduce_scatter_v(const tcomm_dev_t *d,
@@ -87,29 +96,7 @@ tcomm_status_t tcomm_direct_reduce_scatter_v(const tcomm_dev_t *d,
                                              const size_t *off,
                                              tcomm_op_t op)
 {
-    MPI_Op mop;
-    void *scratch = NULL;
-    tcomm_status_t rc = TCOMM_SUCCESS;
-
-    TCOMM_TRY(d->sp->synchronize(d->ctx));
-    if (tcomm_dev_mpi_builtin(d, op, &mop)) {
-        TCOMM_MPI_CHECK_GOTO(tcomm_mpi_reduce_scatter_counts(
-                                 in, out, count, d->dtype, mop, d->st->comm),
-                             rc, done);
-        return TCOMM_SUCCESS;
-    }
-    size_t p = (size_t)d->st->size;
-    TCOMM_TRY(tcomm_dev_scratch(d, p * count[d->st->rank] * d->el,
-                                &scratch));
-    tcomm_folder_t f = { d };
-    rc = tcomm_fold_reduce_scatter_v(d, &f, op, in, count, off, out,
-                                     scratch);
-done:
-    if (scratch) {
-        d->sp->synchronize(d->ctx);
-        d->sp->free(d->ctx, scratch);
-    }
-    return rc;
+    return reduce_scatter(d, in, out, count[d->st->rank], count, off, op);
 }
 
 tcomm_status_t tcomm_direct_broadcast(const tcomm_dev_t *d, const void *in,
