@@ -23,6 +23,15 @@ static size_t piece_elems(const tcomm_dev_t *d)
     return q ? q : 1;
 }
 
+/* Elements of block j (count[j] of them) in step k, q per step. */
+static size_t step_piece(const size_t *count, size_t q, int j, size_t k)
+{
+    size_t at = k * q;
+    if (at >= count[j])
+        return 0;
+    return count[j] - at < q ? count[j] - at : q;
+}
+
 /* ---- all_gather ---------------------------------------------------- */
 
 typedef struct {
@@ -35,13 +44,9 @@ typedef struct {
     char *send[2], *recv[2];
 } ag_pipe_t;
 
-/* Elements of rank r's block in step k. */
 static size_t ag_piece(const ag_pipe_t *g, int r, size_t k)
 {
-    size_t at = k * g->q;
-    if (at >= g->count[r])
-        return 0;
-    return g->count[r] - at < g->q ? g->count[r] - at : g->q;
+    return step_piece(g->count, g->q, r, k);
 }
 
 static tcomm_status_t ag_in(tcomm_pipe_t *p, size_t k, int s)
@@ -142,10 +147,7 @@ typedef struct {
 
 static size_t rs_piece(const rs_pipe_t *r, int j, size_t k)
 {
-    size_t at = k * r->q;
-    if (at >= r->count[j])
-        return 0;
-    return r->count[j] - at < r->q ? r->count[j] - at : r->q;
+    return step_piece(r->count, r->q, j, k);
 }
 
 /* The step's pieces and slot offsets (the host runs this before the
