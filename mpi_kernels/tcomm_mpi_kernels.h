@@ -59,6 +59,11 @@ int tcomm_mpi_reduce_scatter_counts(const void *sendbuf, void *recvbuf,
                                     tcomm_dtype_t dtype, MPI_Op op,
                                     MPI_Comm comm);
 
+/* The element size of @p dtype (MPI_ERR_TYPE for none) and @p comm's size
+ * and rank, as a per-call plan starts. */
+int tcomm_mpi_layout(tcomm_dtype_t dtype, MPI_Comm comm, size_t *es, int *size,
+                     int *rank);
+
 /* MPI_Waitall of n requests; on failure the failed request's own error
  * code. */
 int tcomm_mpi_waitall(size_t n, MPI_Request *req);

@@ -322,3 +322,15 @@ int tcomm_mpi_waitall(size_t n, MPI_Request *req)
     }
     return MPI_SUCCESS;
 }
+
+int tcomm_mpi_layout(tcomm_dtype_t dtype, MPI_Comm comm, size_t *es, int *size,
+                     int *rank)
+{
+    int rc;
+    *es = tcomm_dtype_size(dtype);
+    if (*es == 0)
+        return MPI_ERR_TYPE;
+    if ((rc = MPI_Comm_size(comm, size)) != MPI_SUCCESS)
+        return rc;
+    return MPI_Comm_rank(comm, rank);
+}

@@ -27,11 +27,8 @@ int tcomm_all_gather_plan_init(tcomm_all_gather_plan_t *p, tcomm_dtype_t dtype,
     int rc;
     size_t *mem = p->stack;
 
-    p->es = tcomm_dtype_size(dtype);
-    if (p->es == 0)
-        return MPI_ERR_TYPE;
-    if ((rc = MPI_Comm_size(comm, &p->nranks)) != MPI_SUCCESS ||
-        (rc = MPI_Comm_rank(comm, &p->rank)) != MPI_SUCCESS)
+    rc = tcomm_mpi_layout(dtype, comm, &p->es, &p->nranks, &p->rank);
+    if (rc != MPI_SUCCESS)
         return rc;
     if (p->nranks > TCOMM_STACK_RANKS) {
         mem = malloc((3 * (size_t)p->nranks + 1) * sizeof *mem);

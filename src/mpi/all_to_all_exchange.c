@@ -29,11 +29,8 @@ int tcomm_all_to_all_plan_alloc(tcomm_all_to_all_plan_t *p, tcomm_dtype_t dtype,
 
     p->dtype = dtype;
     p->st = NULL;
-    p->es = tcomm_dtype_size(dtype);
-    if (p->es == 0)
-        return MPI_ERR_TYPE;
-    if ((rc = MPI_Comm_size(comm, &p->nranks)) != MPI_SUCCESS ||
-        (rc = MPI_Comm_rank(comm, &p->rank)) != MPI_SUCCESS)
+    rc = tcomm_mpi_layout(dtype, comm, &p->es, &p->nranks, &p->rank);
+    if (rc != MPI_SUCCESS)
         return rc;
     if (p->nranks > TCOMM_STACK_RANKS &&
         !(mem = malloc(4 * (size_t)p->nranks * sizeof *mem)))
