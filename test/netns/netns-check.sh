@@ -64,7 +64,16 @@ trap 'exit 1' INT TERM HUP
 bed 2,2
 
 fails=0
+failed=""
 step() { echo "netns: $*"; }
+# a failure: reported where it happens and listed again at the end, where
+# a log's tail (CI shows only that) still names it
+fail() {
+    step "$*"
+    failed="$failed
+netns:   $*"
+    fails=$((fails + 1))
+}
 
 # 0. where the ranks run: each prints its address
 on_h0 60 -np 2 --map-by node sh -c 'ip -o -4 addr show | grep -o "10.77.0.[0-9]*"' \
@@ -81,8 +90,7 @@ then
     step "mpi_collectives at 4 ranks on 2 hosts over TCP: PASS" \
          "($(( $(date +%s) - t0 )) s; $(grep -o '[0-9]*%: Checks: [0-9]*, Failures: [0-9]*, Errors: [0-9]*' "$tmp/suite" | head -1))"
 else
-    step "mpi_collectives across hosts: FAIL"; tail -30 "$tmp/suite"
-    fails=$((fails + 1))
+    fail "mpi_collectives across hosts: FAIL"; tail -30 "$tmp/suite"
 fi
 
 # 1b. the two-level collectives (src/mpi/hier_colls.c): sizes, memory
@@ -97,8 +105,7 @@ suite() { # NAME LIMIT MPIRUN-ARGS...: runs and reports one program
         step "$name: PASS ($(( $(date +%s) - t0 )) s;" \
              "$(grep -o 'mpi_hier: [0-9]* checks, [0-9]* failures\|[0-9]*%: Checks: [0-9]*, Failures: [0-9]*, Errors: [0-9]*' "$tmp/out" | head -1))"
     else
-        step "$name: FAIL"; tail -30 "$tmp/out"
-        fails=$((fails + 1))
+        fail "$name: FAIL"; tail -30 "$tmp/out"
     fi
 }
 suite "mpi_hier at 2 x 2 ranks by host" 300 -np 4 --map-by slot \
@@ -107,7 +114,7 @@ taken() { # the paths the last suite must have taken (two levels; small
     # calls completed in the agreement's round across hosts)
     for p in "$@"; do
         grep -q "path=$p\]" "$tmp/out" ||
-            { step "FAIL: path $p not taken"; fails=$((fails + 1)); }
+            fail "FAIL: path $p not taken"
     done
 }
 taken hier_all_reduce hier_reduce_scatter hier_all_gather hier_reduce hier_barrier eager
@@ -140,8 +147,7 @@ for c in allreduce allgather; do
         step "osu_tcomm_$c -c at 2 ranks on 2 hosts: PASS; 64 KiB:" \
              "$(grep -E '^65536 ' "$tmp/bench" | tr -s ' ' | head -1)"
     else
-        step "osu_tcomm_$c across hosts: FAIL"; tail -20 "$tmp/bench"
-        fails=$((fails + 1))
+        fail "osu_tcomm_$c across hosts: FAIL"; tail -20 "$tmp/bench"
     fi
 done
 
@@ -192,16 +198,15 @@ step "link down after 3 s of checked barriers (TCOMM_TIMEOUT=$T): first error re
      "(link restored for mpirun's cleanup: $restored)"
 grep -E "fatal:|noticed|aborted" "$tmp/down" | head -4 | sed 's/^/  | /'
 if [ -z "$reported" ] || [ $rc -eq 0 ]; then
-    step "link down: FAIL: no rank reported an error within $((T + SLACK)) s"
+    fail "link down: FAIL: no rank reported an error within $((T + SLACK)) s"
     tail -20 "$tmp/down"
-    fails=$((fails + 1))
 fi
 # A timeout names the ranks it could not query and their host.
 if grep -q "timeout" "$tmp/down" &&
    ! grep -Eq "not sharing memory with this one: rank [0-9]+ on $bed_tag-h[01]" \
        "$tmp/down"; then
-    step "link down: FAIL: the timeout does not name the other host's rank"
-    fails=$((fails + 1))
+    fail "link down: FAIL: the timeout does not name the other host's rank"
+    grep -E "timeout" "$tmp/down" | head -4 | cut -c1-400
 fi
 # 4. a link cut during the two-level calls' data transfer: 2 x 2 ranks,
 # links of RATE so that the step across nodes is most of a call's time
@@ -220,8 +225,8 @@ cut_case() { # COLL MAP [RETRY]
         sleep 0.1; i=$((i + 1))
     done
     if [ ! -e "$d/ready" ]; then
-        step "link cut in $1: FAIL: not ready"; tail -20 "$d/out"
-        cat "$d"/rank.* 2>/dev/null; fails=$((fails + 1)); bed_link 1 up
+        fail "link cut in $1: FAIL: not ready"; tail -20 "$d/out"
+        cat "$d"/rank.* 2>/dev/null; bed_link 1 up
         wait $job; return
     fi
     sleep 0.$(( $(od -An -N1 -tu1 /dev/urandom) % 9 + 1 )) # anywhere in a call
@@ -247,10 +252,9 @@ cut_case() { # COLL MAP [RETRY]
     fi
     if [ "$n" -ne 4 ] || [ -n "$late" ] || [ "$rc" -eq 0 ] ||
        ! grep -q "in the step across nodes" "$d"/rank.*; then
-        step "link cut in $1 ($2): FAIL: $n of 4 ranks failed in time" \
+        fail "link cut in $1 ($2): FAIL: $n of 4 ranks failed in time" \
              "(late: ${late:-none}; job status $rc)"
         cat "$d"/rank.* 2>/dev/null; tail -20 "$d/out"
-        fails=$((fails + 1))
     else
         step "link cut in $1 ($2): every rank failed within ${T} s +" \
              "$SLACK_CUT: $(grep -ho 'after [0-9.]* s' "$d"/rank.* |
@@ -278,5 +282,5 @@ suite "mpi_hier at 1 + 2 ranks, TCOMM_TIMEOUT, pieces" 300 -np 3 \
     --map-by slot -x TCOMM_TIMEOUT=60 -x MPI_HIER_COUNT_LIMIT=4099 \
     -x TCOMM_DEBUG=INFO "$b/test/mpi_hier"
 taken hier_all_reduce_leaders hier_reduce
-[ $fails -eq 0 ] && step PASS || step FAIL
+[ $fails -eq 0 ] && step PASS || step "FAIL ($fails):$failed"
 exit $(( fails ? 1 : 0 ))
