@@ -32,6 +32,10 @@
 # by host and round robin, with the paths they must take, and again under
 # TCOMM_TIMEOUT in pieces; test/mpi_mismatch
 # and test/mpi_nonblocking across the hosts).
+# Each mpirun has a time limit (timeout(1)) some 3x what it took on a
+# loaded 2-core machine, so that a hang costs CI minutes, not the run; a
+# failure names the exit status (124: the limit) and is listed again at
+# the end.
 # Exit 77 (skip) where namespaces cannot be made (not root, no `ip`, a
 # sandbox that forbids them) or TCOMM_SKIP_NETNS=1.
 set -u
@@ -74,6 +78,13 @@ fail() {
 netns:   $*"
     fails=$((fails + 1))
 }
+status_of() { # STATUS LIMIT: an mpirun's exit status, in words
+    if [ "$1" -eq 124 ] || [ "$1" -eq 137 ]; then
+        echo "status $1: still running after its limit of $2 s"
+    else
+        echo "status $1"
+    fi
+}
 
 # 0. where the ranks run: each prints its address
 on_h0 60 -np 2 --map-by node sh -c 'ip -o -4 addr show | grep -o "10.77.0.[0-9]*"' \
@@ -85,12 +96,13 @@ grep -q 10.77.0.1 "$tmp/where" && grep -q 10.77.0.2 "$tmp/where" ||
 
 # 1. the correctness suite across the hosts
 t0=$(date +%s)
-if on_h0 600 -np 4 --map-by node "$b/test/mpi_collectives" >"$tmp/suite" 2>&1
+if on_h0 240 -np 4 --map-by node "$b/test/mpi_collectives" >"$tmp/suite" 2>&1
 then
     step "mpi_collectives at 4 ranks on 2 hosts over TCP: PASS" \
          "($(( $(date +%s) - t0 )) s; $(grep -o '[0-9]*%: Checks: [0-9]*, Failures: [0-9]*, Errors: [0-9]*' "$tmp/suite" | head -1))"
 else
-    fail "mpi_collectives across hosts: FAIL"; tail -30 "$tmp/suite"
+    fail "mpi_collectives across hosts: FAIL ($(status_of $? 240))"
+    tail -30 "$tmp/suite"
 fi
 
 # 1b. the two-level collectives (src/mpi/hier_colls.c): sizes, memory
@@ -105,10 +117,10 @@ suite() { # NAME LIMIT MPIRUN-ARGS...: runs and reports one program
         step "$name: PASS ($(( $(date +%s) - t0 )) s;" \
              "$(grep -o 'mpi_hier: [0-9]* checks, [0-9]* failures\|[0-9]*%: Checks: [0-9]*, Failures: [0-9]*, Errors: [0-9]*' "$tmp/out" | head -1))"
     else
-        fail "$name: FAIL"; tail -30 "$tmp/out"
+        fail "$name: FAIL ($(status_of $? "$1"))"; tail -30 "$tmp/out"
     fi
 }
-suite "mpi_hier at 2 x 2 ranks by host" 300 -np 4 --map-by slot \
+suite "mpi_hier at 2 x 2 ranks by host" 180 -np 4 --map-by slot \
     -x TCOMM_DEBUG=INFO "$b/test/mpi_hier"
 taken() { # the paths the last suite must have taken (two levels; small
     # calls completed in the agreement's round across hosts)
@@ -118,13 +130,13 @@ taken() { # the paths the last suite must have taken (two levels; small
     done
 }
 taken hier_all_reduce hier_reduce_scatter hier_all_gather hier_reduce hier_barrier eager
-suite "mpi_hier at 2 x 2 ranks round robin" 300 -np 4 --map-by node \
+suite "mpi_hier at 2 x 2 ranks round robin" 180 -np 4 --map-by node \
     -x TCOMM_DEBUG=INFO "$b/test/mpi_hier"
 taken hier_all_reduce hier_broadcast hier_reduce hier_barrier eager
 # under TCOMM_TIMEOUT the step across nodes is the bounded one
 # (src/mpi/hier_cross.c), here in pieces of at most 4099 elements
 for map in slot node; do
-    suite "mpi_hier at 2 x 2 ranks ($map), TCOMM_TIMEOUT, pieces" 300 \
+    suite "mpi_hier at 2 x 2 ranks ($map), TCOMM_TIMEOUT, pieces" 180 \
         -np 4 --map-by $map -x TCOMM_TIMEOUT=60 -x MPI_HIER_COUNT_LIMIT=4099 \
         -x TCOMM_DEBUG=INFO "$b/test/mpi_hier"
     [ $map = slot ] && taken hier_all_reduce hier_reduce_scatter hier_all_gather \
@@ -133,21 +145,22 @@ for map in slot node; do
 done
 # the agreement's carrying round across hosts (src/mpi/carry_round.c):
 # the carried calls and the room's rules, ranks round robin
-suite "mpi_eager_net at 2 x 2 ranks round robin" 300 -np 4 --map-by node \
+suite "mpi_eager_net at 2 x 2 ranks round robin" 180 -np 4 --map-by node \
     "$b/test/mpi_eager_net"
-suite "mpi_mismatch at 2 x 2 ranks" 300 -np 4 --map-by slot \
+suite "mpi_mismatch at 2 x 2 ranks" 180 -np 4 --map-by slot \
     "$b/test/mpi_mismatch"
-suite "mpi_nonblocking at 2 x 2 ranks" 300 -np 4 --map-by slot \
+suite "mpi_nonblocking at 2 x 2 ranks" 180 -np 4 --map-by slot \
     "$b/test/mpi_nonblocking"
 
 # 2. the harness across the hosts
 for c in allreduce allgather; do
-    if on_h0 300 -np 2 --map-by node "$b/bench/osu_tcomm_$c" -c -m 4:64K \
+    if on_h0 120 -np 2 --map-by node "$b/bench/osu_tcomm_$c" -c -m 4:64K \
         -i 20 -x 5 >"$tmp/bench" 2>&1; then
         step "osu_tcomm_$c -c at 2 ranks on 2 hosts: PASS; 64 KiB:" \
              "$(grep -E '^65536 ' "$tmp/bench" | tr -s ' ' | head -1)"
     else
-        fail "osu_tcomm_$c across hosts: FAIL"; tail -20 "$tmp/bench"
+        fail "osu_tcomm_$c across hosts: FAIL ($(status_of $? 120))"
+        tail -20 "$tmp/bench"
     fi
 done
 
@@ -271,14 +284,14 @@ cut_case broadcast node
 
 # 5. uneven hosts: one rank on the first, two on the second
 bed 1,2
-suite "mpi_collectives at 1 + 2 ranks" 600 -np 3 --map-by slot \
+suite "mpi_collectives at 1 + 2 ranks" 240 -np 3 --map-by slot \
     "$b/test/mpi_collectives"
-suite "mpi_hier at 1 + 2 ranks" 300 -np 3 --map-by slot \
+suite "mpi_hier at 1 + 2 ranks" 180 -np 3 --map-by slot \
     -x TCOMM_DEBUG=INFO "$b/test/mpi_hier"
 taken hier_all_reduce_leaders hier_reduce hier_barrier
-suite "mpi_eager_net at 1 + 2 ranks" 300 -np 3 --map-by slot \
+suite "mpi_eager_net at 1 + 2 ranks" 180 -np 3 --map-by slot \
     "$b/test/mpi_eager_net"
-suite "mpi_hier at 1 + 2 ranks, TCOMM_TIMEOUT, pieces" 300 -np 3 \
+suite "mpi_hier at 1 + 2 ranks, TCOMM_TIMEOUT, pieces" 180 -np 3 \
     --map-by slot -x TCOMM_TIMEOUT=60 -x MPI_HIER_COUNT_LIMIT=4099 \
     -x TCOMM_DEBUG=INFO "$b/test/mpi_hier"
 taken hier_all_reduce_leaders hier_reduce
