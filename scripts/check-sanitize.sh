@@ -89,8 +89,9 @@ export TCOMM_TEST_TIMEOUT
 # MPI tests at most at 3 ranks (test/mpirun-test.sh and pmpi-check.sh
 # skip larger counts, reported as skipped): 2 and 3 ranks run the
 # power-of-two and the other code paths, and the plain `make check` runs
-# 4; instrumented 4-rank runs on 2 cores, two tests at a time, took about
-# a quarter of this stage's time and brought CI near its 90 minutes.
+# 4; with instrumented 4-rank runs (two tests at a time on 2 cores) this
+# stage was on course for about 50 minutes and CI for over its 90
+# (doc/reliability.md, "CI time").
 TCOMM_TEST_MAX_NP=${TCOMM_TEST_MAX_NP:-3}
 export TCOMM_TEST_MAX_NP
 # Check's per-test limit (4 s) is too short for instrumented code.

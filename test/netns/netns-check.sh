@@ -94,21 +94,6 @@ grep -q 10.77.0.1 "$tmp/where" && grep -q 10.77.0.2 "$tmp/where" ||
     { echo "netns: FAIL: could not start one rank per host"; cat "$tmp/where";
       exit 1; }
 
-# 1. the correctness suite across the hosts
-t0=$(date +%s)
-if on_h0 240 -np 4 --map-by node "$b/test/mpi_collectives" >"$tmp/suite" 2>&1
-then
-    step "mpi_collectives at 4 ranks on 2 hosts over TCP: PASS" \
-         "($(( $(date +%s) - t0 )) s; $(grep -o '[0-9]*%: Checks: [0-9]*, Failures: [0-9]*, Errors: [0-9]*' "$tmp/suite" | head -1))"
-else
-    fail "mpi_collectives across hosts: FAIL ($(status_of $? 240))"
-    tail -30 "$tmp/suite"
-fi
-
-# 1b. the two-level collectives (src/mpi/hier_colls.c): sizes, memory
-# kinds, deterministic mode; ranks by host and round robin; the paths
-# taken must be the two-level ones; disagreeing ranks and nonblocking
-# calls across hosts.
 suite() { # NAME LIMIT MPIRUN-ARGS...: runs and reports one program
     name=$1
     shift
@@ -120,6 +105,15 @@ suite() { # NAME LIMIT MPIRUN-ARGS...: runs and reports one program
         fail "$name: FAIL ($(status_of $? "$1"))"; tail -30 "$tmp/out"
     fi
 }
+
+# 1. the correctness suite across the hosts
+suite "mpi_collectives at 4 ranks on 2 hosts over TCP" 240 -np 4 \
+    --map-by node "$b/test/mpi_collectives"
+
+# 1b. the two-level collectives (src/mpi/hier_colls.c): sizes, memory
+# kinds, deterministic mode; ranks by host and round robin; the paths
+# taken must be the two-level ones; disagreeing ranks and nonblocking
+# calls across hosts.
 suite "mpi_hier at 2 x 2 ranks by host" 180 -np 4 --map-by slot \
     -x TCOMM_DEBUG=INFO "$b/test/mpi_hier"
 taken() { # the paths the last suite must have taken (two levels; small
@@ -153,13 +147,14 @@ suite "mpi_nonblocking at 2 x 2 ranks" 180 -np 4 --map-by slot \
     "$b/test/mpi_nonblocking"
 
 # 2. the harness across the hosts
+lim=120
 for c in allreduce allgather; do
-    if on_h0 120 -np 2 --map-by node "$b/bench/osu_tcomm_$c" -c -m 4:64K \
+    if on_h0 $lim -np 2 --map-by node "$b/bench/osu_tcomm_$c" -c -m 4:64K \
         -i 20 -x 5 >"$tmp/bench" 2>&1; then
         step "osu_tcomm_$c -c at 2 ranks on 2 hosts: PASS; 64 KiB:" \
              "$(grep -E '^65536 ' "$tmp/bench" | tr -s ' ' | head -1)"
     else
-        fail "osu_tcomm_$c across hosts: FAIL ($(status_of $? 120))"
+        fail "osu_tcomm_$c across hosts: FAIL ($(status_of $? $lim))"
         tail -20 "$tmp/bench"
     fi
 done
